@@ -1,0 +1,145 @@
+import { seed, seededSecret } from './accounts';
+import { createControl, registerControlRoutes } from './control';
+import type { EmulatorControl } from './control';
+import { FaultStore } from './faults';
+import type { JournalEntry } from './journal';
+import { SAMPLE_VIDEO } from './media';
+import { buildServer } from './server';
+import { MODES } from './state';
+import type { EmulatorSnapshot, World } from './state';
+
+export type { EmulatorControl } from './control';
+export type { FaultAction, FaultSpec } from './faults';
+export type { JournalEntry } from './journal';
+export type { CreateKeyOptions } from './keys';
+export type { Balance, LedgerEntry } from './ledger';
+export type { Asset, Quota } from './assets';
+export type { Job, Quote } from './jobs';
+export type { Persona } from './personas';
+export type { EmulatorSnapshot, JobInput, JobScript, Mode, MimeType, Scope } from './state';
+export { SCOPES, MODES, MIME_TYPES } from './state';
+export { FAULT_ACTIONS } from './faults';
+export { ERROR_TABLE } from './errors';
+export type { ErrorCode } from './errors';
+export { PRICE_PER_BLOCK, priceOf } from './jobs';
+export * as schemas from './schemas';
+
+export interface EmulatorOptions {
+	/** Default 4010; 0 = a free port. */
+	port?: number;
+	/** Default 127.0.0.1. */
+	host?: string;
+	/** Clock in ms (default Date.now); job states are computed from it lazily. */
+	now?: () => number;
+	/** Default { queuedMs: 1000, runningMs: 2000 }; 0/0 = jobs end at creation. */
+	jobTiming?: { queuedMs: number; runningMs: number };
+	/** Share of the reservation charged on success (rounded up, never above it). Default 0.8. */
+	chargeRatio?: number;
+	/** Size of each job's output MP4 (sample + padding `free` box). Default 4096. */
+	outputBytes?: number;
+	/** Credits granted to the seeded account. Default 1000. */
+	initialCredits?: number;
+	/** Requests per minute of the seeded keys. Default 120. */
+	requestsPerMinute?: number;
+	/** Restore a snapshot instead of seeding. */
+	state?: EmulatorSnapshot;
+	/** Called after every request and control change (cli.mjs persists --state with it). */
+	onChange?: (control: EmulatorControl) => void;
+}
+
+export interface EmulatorKeys {
+	/** Every scope, ceiling 100000. */
+	full: string;
+	/** balance/usage/jobs/assets/personas :read only. */
+	readOnly: string;
+	/** Every scope, lifetime credit ceiling 10. */
+	tinyCeiling: string;
+}
+
+export interface RunningEmulator {
+	/** e.g. http://127.0.0.1:4010/v1 (no trailing slash). */
+	baseUrl: string;
+	/** e.g. http://127.0.0.1:4010 */
+	origin: string;
+	keys: EmulatorKeys;
+	control: EmulatorControl;
+	close(): Promise<void>;
+}
+
+export const DEFAULT_OUTPUT_BYTES = 4096;
+
+function freshState(options: EmulatorOptions): EmulatorSnapshot {
+	return {
+		version: 1,
+		seq: 0,
+		settings: {
+			engineAvailable: true,
+			engineReason: null,
+			uploadsAvailable: true,
+			modes: [...MODES],
+			outputBytes: Math.max(options.outputBytes ?? DEFAULT_OUTPUT_BYTES, SAMPLE_VIDEO.length + 64),
+			jobTiming: options.jobTiming ?? { queuedMs: 1000, runningMs: 2000 },
+			chargeRatio: options.chargeRatio ?? 0.8,
+		},
+		accounts: [],
+		keys: [],
+		assets: [],
+		personas: [],
+		jobs: [],
+		ledger: [],
+		uploadIdempotency: [],
+		pendingScripts: [],
+	};
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+	const restored = options.state !== undefined;
+	const state = restored
+		? (JSON.parse(JSON.stringify(options.state)) as EmulatorSnapshot)
+		: freshState(options);
+	if (restored) {
+		if (options.jobTiming) state.settings.jobTiming = options.jobTiming;
+		if (options.chargeRatio !== undefined) state.settings.chargeRatio = options.chargeRatio;
+		if (options.outputBytes !== undefined) state.settings.outputBytes = options.outputBytes;
+	}
+	let control: EmulatorControl | null = null;
+	const world: World = {
+		state,
+		now: options.now ?? (() => Date.now()),
+		onChange: () => {
+			if (control && options.onChange) options.onChange(control);
+		},
+	};
+	if (!restored) {
+		seed(world, {
+			initialCredits: options.initialCredits ?? 1000,
+			requestsPerMinute: options.requestsPerMinute ?? 120,
+		});
+	}
+	const faults = new FaultStore();
+	const journal: JournalEntry[] = [];
+	let baseUrl = '';
+	const app = buildServer({ world, faults, journal, baseUrl: () => baseUrl });
+	control = createControl(world, faults, journal);
+	registerControlRoutes(app, control);
+	const host = options.host ?? '127.0.0.1';
+	await app.listen({ port: options.port ?? 4010, host });
+	const address = app.server.address();
+	const port = typeof address === 'object' && address ? address.port : (options.port ?? 4010);
+	const hostPart = host.includes(':') ? `[${host}]` : host;
+	const origin = `http://${hostPart}:${port}`;
+	baseUrl = `${origin}/v1`;
+	return {
+		baseUrl,
+		origin,
+		keys: {
+			full: seededSecret('full'),
+			readOnly: seededSecret('read-only'),
+			tinyCeiling: seededSecret('tiny-ceiling'),
+		},
+		control,
+		close: async () => {
+			await app.close();
+		},
+	};
+}

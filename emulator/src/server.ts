@@ -1,0 +1,336 @@
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sleep } from 'n8n-workflow';
+
+import { getBalance, getMe, getUsage } from './accounts';
+import {
+	assetContent,
+	deleteAsset,
+	getAsset,
+	listAssets,
+	MAX_FILE_BYTES,
+	uploadAsset,
+} from './assets';
+import { capabilities, plans } from './catalog';
+import { ApiError, ERROR_TABLE, isErrorCode } from './errors';
+import { BEFORE_HANDLER, corruptBytes, PROXY_HTML } from './faults';
+import type { FaultSpec, FaultStore } from './faults';
+import type { HandlerResult, RequestContext } from './http';
+import { ok } from './http';
+import { newId } from './ids';
+import { createJob, getJob, jobOutput, listJobs, quoteJob, advanceJobs } from './jobs';
+import type { JournalEntry } from './journal';
+import { authenticate, countRequest, keyIdOfHeader, requireScope } from './keys';
+import { getPersona, listPersonas } from './personas';
+import type { Scope, World } from './state';
+
+export interface ServerDeps {
+	world: World;
+	faults: FaultStore;
+	journal: JournalEntry[];
+	/** Public base URL (…/v1), filled in once listening. */
+	baseUrl: () => string;
+}
+
+type Access = 'public' | { scope: Scope | null };
+
+interface Route {
+	method: 'GET' | 'POST' | 'DELETE';
+	url: string;
+	access: Access;
+	handler: (ctx: RequestContext) => HandlerResult;
+}
+
+const ROUTES: Route[] = [
+	{ method: 'GET', url: '/v1/me', access: { scope: null }, handler: getMe },
+	{ method: 'GET', url: '/v1/balance', access: { scope: 'balance:read' }, handler: getBalance },
+	{ method: 'GET', url: '/v1/usage', access: { scope: 'usage:read' }, handler: getUsage },
+	{ method: 'POST', url: '/v1/assets', access: { scope: 'assets:write' }, handler: uploadAsset },
+	{ method: 'GET', url: '/v1/assets', access: { scope: 'assets:read' }, handler: listAssets },
+	{
+		method: 'GET',
+		url: '/v1/assets/:assetId',
+		access: { scope: 'assets:read' },
+		handler: getAsset,
+	},
+	{
+		method: 'DELETE',
+		url: '/v1/assets/:assetId',
+		access: { scope: 'assets:write' },
+		handler: deleteAsset,
+	},
+	{
+		method: 'GET',
+		url: '/v1/assets/:assetId/content',
+		access: { scope: 'assets:read' },
+		handler: assetContent,
+	},
+	{ method: 'GET', url: '/v1/personas', access: { scope: 'personas:read' }, handler: listPersonas },
+	{
+		method: 'GET',
+		url: '/v1/personas/:personaId',
+		access: { scope: 'personas:read' },
+		handler: getPersona,
+	},
+	{ method: 'POST', url: '/v1/jobs/quote', access: { scope: 'jobs:write' }, handler: quoteJob },
+	{ method: 'POST', url: '/v1/jobs', access: { scope: 'jobs:write' }, handler: createJob },
+	{ method: 'GET', url: '/v1/jobs', access: { scope: 'jobs:read' }, handler: listJobs },
+	{ method: 'GET', url: '/v1/jobs/:jobId', access: { scope: 'jobs:read' }, handler: getJob },
+	{
+		method: 'GET',
+		url: '/v1/jobs/:jobId/output',
+		access: { scope: 'jobs:read' },
+		handler: jobOutput,
+	},
+];
+
+function header(request: FastifyRequest, name: string): string | undefined {
+	const value = request.headers[name];
+	return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function errorResult(error: unknown, requestId: string): HandlerResult {
+	const api = error instanceof ApiError ? error : new ApiError('internal_error', undefined, {});
+	return {
+		status: api.status,
+		headers: { ...api.headers },
+		json: { error: { code: api.code, message: api.message }, requestId },
+	};
+}
+
+/** Answer of a fault that replaces the handler. */
+function faultResult(fault: FaultSpec, requestId: string): HandlerResult {
+	switch (fault.action) {
+		case 'html_body':
+			return {
+				status: 502,
+				headers: { 'Content-Type': 'text/html; charset=utf-8' },
+				bytes: Buffer.from(PROXY_HTML, 'utf8'),
+			};
+		case 'empty_body':
+			return { status: 502, headers: {}, bytes: Buffer.alloc(0) };
+		case 'error_500_before_commit':
+			return errorResult(new ApiError('internal_error'), requestId);
+		default: {
+			const fallback = fault.action === 'rate_limit' ? 'rate_limited' : 'engine_unavailable';
+			const code = fault.code ?? fallback;
+			const entry = isErrorCode(code) ? ERROR_TABLE[code] : null;
+			const status = fault.action === 'rate_limit' ? 429 : 503;
+			const headers: Record<string, string> = {};
+			const retryAfter = fault.retryAfter ?? (fault.action === 'rate_limit' ? 1 : undefined);
+			if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+			return {
+				status,
+				headers,
+				json: {
+					error: { code, message: entry ? entry.message : 'Serviço temporariamente indisponível.' },
+					requestId,
+				},
+			};
+		}
+	}
+}
+
+/** Runs auth (Origin, key, rate limit, scope) and the handler; never throws. */
+function runRoute(
+	deps: ServerDeps,
+	route: Route,
+	request: FastifyRequest,
+	requestId: string,
+): HandlerResult {
+	const { world } = deps;
+	const rateHeaders: Record<string, string> = {};
+	let result: HandlerResult;
+	try {
+		if (route.access === 'public') {
+			result = route.handler({
+				world,
+				key: null as never,
+				params: {},
+				query: {},
+				headers: {},
+				body: undefined,
+			});
+		} else {
+			if (header(request, 'origin') !== undefined) throw new ApiError('origin_forbidden');
+			const key = authenticate(world, header(request, 'authorization'));
+			const rate = countRequest(world, key);
+			Object.assign(rateHeaders, rate.headers);
+			if (rate.limited) {
+				throw new ApiError('rate_limited', undefined, { 'Retry-After': String(rate.retryAfter) });
+			}
+			requireScope(key, route.access.scope);
+			const headers: Record<string, string | undefined> = {};
+			for (const name of Object.keys(request.headers)) headers[name] = header(request, name);
+			result = route.handler({
+				world,
+				key,
+				params: (request.params ?? {}) as Record<string, string>,
+				query: (request.query ?? {}) as Record<string, string | undefined>,
+				headers,
+				body: Buffer.isBuffer(request.body) ? request.body : undefined,
+			});
+		}
+	} catch (error) {
+		result = errorResult(error, requestId);
+	}
+	result.headers = { ...rateHeaders, ...result.headers };
+	return result;
+}
+
+function bodyOf(result: HandlerResult): { bytes: Buffer; contentType: string | null } {
+	if (result.bytes) return { bytes: result.bytes, contentType: null };
+	if (result.json === undefined) return { bytes: Buffer.alloc(0), contentType: null };
+	return {
+		bytes: Buffer.from(JSON.stringify(result.json), 'utf8'),
+		contentType: 'application/json; charset=utf-8',
+	};
+}
+
+function errorCodeOf(result: HandlerResult): string | null {
+	const json = result.json as { error?: { code?: unknown } } | undefined;
+	return json && json.error && typeof json.error.code === 'string' ? json.error.code : null;
+}
+
+/** Writes the answer, applying post-handler faults (reset, truncate, corrupt). */
+function send(
+	request: FastifyRequest,
+	reply: FastifyReply,
+	result: HandlerResult,
+	fault: FaultSpec | null,
+): void {
+	const { bytes, contentType } = bodyOf(result);
+	const headers: Record<string, string> = { ...result.headers };
+	if (contentType && !headers['Content-Type']) headers['Content-Type'] = contentType;
+	const socket = request.raw.socket;
+	if (fault?.action === 'reset_after_commit') {
+		reply.hijack();
+		socket.destroy();
+		return;
+	}
+	if (fault?.action === 'truncate') {
+		reply.hijack();
+		const cut = Math.max(
+			0,
+			Math.min(bytes.length - 1, fault.afterBytes ?? Math.floor(bytes.length / 2)),
+		);
+		reply.raw.writeHead(result.status, { ...headers, 'Content-Length': String(bytes.length) });
+		reply.raw.write(bytes.subarray(0, cut), () => socket.destroy());
+		return;
+	}
+	const body = fault?.action === 'corrupt' ? corruptBytes(bytes, fault.afterBytes) : bytes;
+	reply.code(result.status).headers(headers);
+	if (!headers['Content-Type']) reply.removeHeader('content-type');
+	reply.send(body);
+}
+
+/** One /v1 request: clock, faults, auth, handler, journal, answer. */
+async function dispatch(
+	deps: ServerDeps,
+	route: Route,
+	request: FastifyRequest,
+	reply: FastifyReply,
+): Promise<void> {
+	const requestId = newId('req');
+	const [path, query = ''] = request.url.split('?', 2);
+	let fault = deps.faults.take(request.method, path);
+	if (fault?.action === 'delay') await sleep(fault.delayMs ?? 1000);
+	advanceJobs(deps.world);
+	const result =
+		fault && BEFORE_HANDLER.includes(fault.action)
+			? faultResult(fault, requestId)
+			: runRoute(deps, route, request, requestId);
+	const proxied = fault?.action === 'html_body' || fault?.action === 'empty_body';
+	if (!proxied) result.headers['X-Request-Id'] = requestId;
+	deps.journal.push({
+		at: deps.world.now(),
+		requestId,
+		method: request.method,
+		path,
+		query,
+		idempotencyKey: header(request, 'idempotency-key') ?? null,
+		range: header(request, 'range') ?? null,
+		status: result.status,
+		errorCode: errorCodeOf(result),
+		keyId: keyIdOfHeader(header(request, 'authorization')),
+		fault: fault ? fault.action : null,
+	});
+	deps.world.onChange();
+	if (fault?.action === 'delay') fault = null;
+	send(request, reply, result, fault);
+}
+
+const notFoundRoute: Route = {
+	method: 'GET',
+	url: '*',
+	access: 'public',
+	handler: () => {
+		throw new ApiError('not_found', 'Rota não encontrada.');
+	},
+};
+
+/** Fastify app with the /v1 routes; the body of every request is kept as a raw Buffer. */
+export function buildServer(deps: ServerDeps): FastifyInstance {
+	const app = Fastify({ logger: false, bodyLimit: MAX_FILE_BYTES + 1024 * 1024 });
+	app.removeAllContentTypeParsers();
+	app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+		done(null, body);
+	});
+
+	app.get('/v1/capabilities', (request, reply) =>
+		dispatch(
+			deps,
+			{
+				method: 'GET',
+				url: '/v1/capabilities',
+				access: 'public',
+				handler: () => ok(capabilities(deps.world, deps.baseUrl())),
+			},
+			request,
+			reply,
+		),
+	);
+	app.get('/v1/billing/plans', (request, reply) =>
+		dispatch(
+			deps,
+			{ method: 'GET', url: '/v1/billing/plans', access: 'public', handler: () => ok(plans()) },
+			request,
+			reply,
+		),
+	);
+	for (const route of ROUTES) {
+		app.route({
+			method: route.method,
+			url: route.url,
+			handler: (request, reply) => dispatch(deps, route, request, reply),
+		});
+	}
+	app.setNotFoundHandler((request, reply) => dispatch(deps, notFoundRoute, request, reply));
+	app.setErrorHandler((error: { code?: string; statusCode?: number }, request, reply) => {
+		const requestId = newId('req');
+		const code =
+			error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+				? 'asset_too_large'
+				: (error.statusCode ?? 500) < 500
+					? 'invalid_field'
+					: 'internal_error';
+		const result = errorResult(new ApiError(code), requestId);
+		result.headers['X-Request-Id'] = requestId;
+		const [path, query = ''] = request.url.split('?', 2);
+		deps.journal.push({
+			at: deps.world.now(),
+			requestId,
+			method: request.method,
+			path,
+			query,
+			idempotencyKey: header(request, 'idempotency-key') ?? null,
+			range: header(request, 'range') ?? null,
+			status: result.status,
+			errorCode: code,
+			keyId: keyIdOfHeader(header(request, 'authorization')),
+			fault: null,
+		});
+		send(request, reply, result, null);
+	});
+	return app;
+}
