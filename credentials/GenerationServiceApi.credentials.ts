@@ -1,0 +1,63 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+export class GenerationServiceApi implements ICredentialType {
+	name = 'generationServiceApi';
+
+	displayName = 'Generation Service API';
+
+	icon: Icon = {
+		light: 'file:../icons/generationService.svg',
+		dark: 'file:../icons/generationService.dark.svg',
+	};
+
+	documentationUrl =
+		'https://github.com/generation-service/n8n-nodes-generation-service#credential-setup';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			placeholder: 'svc_sk_key_…',
+			description:
+				'Secret key of the form svc_sk_key_&lt;32 hex&gt;.&lt;64 hex&gt;, created in the dashboard. For server-side use only: never put it in a browser or a public workflow.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://api.example.com/v1',
+			description:
+				'Address of the service, ending in /v1. Must use https:// unless the host is loopback (127.0.0.1, localhost or [::1]), for example the local emulator at http://127.0.0.1:4010/v1.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	// GET /me needs no scope, so a read-only key passes the test too.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/me',
+			method: 'GET',
+		},
+	};
+}

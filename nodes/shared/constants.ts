@@ -1,0 +1,35 @@
+export const CREDENTIAL_NAME = 'generationServiceApi';
+
+export const ASSET_ID_PATTERN = '^asset_[0-9a-f]{32}$';
+export const JOB_ID_PATTERN = '^job_[0-9a-f]{32}$';
+export const PERSONA_ID_PATTERN = '^prs_[0-9a-f]{32}$';
+export const IDEMPOTENCY_KEY_PATTERN = '^[A-Za-z0-9_.:-]{16,128}$';
+
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+export const MAX_FILENAME_CHARS = 180;
+export const MAX_PROMPT_CHARS = 2000;
+
+export const MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'video/mp4', 'video/webm'] as const;
+export type MimeType = (typeof MIME_TYPES)[number];
+
+export const MODES = ['character_replacement', 'image_to_video', 'text_to_video'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const ASPECT_RATIOS = ['9:16', '16:9', '1:1'] as const;
+
+/** Which scope each API area needs, used to name it in `insufficient_scope` errors. */
+export const SCOPE_BY_PATH: Array<[RegExp, string, string]> = [
+	[/^\/balance/, 'GET', 'balance:read'],
+	[/^\/usage/, 'GET', 'usage:read'],
+	[/^\/assets/, 'GET', 'assets:read'],
+	[/^\/assets/, 'POST', 'assets:write'],
+	[/^\/assets/, 'DELETE', 'assets:write'],
+	[/^\/personas/, 'GET', 'personas:read'],
+	[/^\/jobs/, 'GET', 'jobs:read'],
+	[/^\/jobs/, 'POST', 'jobs:write'],
+];
+
+export function scopeFor(method: string, path: string): string | undefined {
+	const found = SCOPE_BY_PATH.find(([re, m]) => m === method.toUpperCase() && re.test(path));
+	return found?.[2];
+}

@@ -1,0 +1,173 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { scopeFor } from '../constants';
+
+/** What the service said, as read from an error envelope (or what we could tell when it was not one). */
+export interface ServiceErrorInfo {
+	httpCode: number;
+	code: string;
+	serviceMessage: string;
+	requestId: string | null;
+	retryAfterSeconds?: number;
+}
+
+export interface ErrorContext {
+	method: string;
+	path: string;
+	itemIndex?: number;
+	/** For insufficient_credits: credits needed by the request, when the node knows it (from a quote). */
+	creditsNeeded?: number;
+	creditsAvailable?: number;
+}
+
+type MessageFn = (info: ServiceErrorInfo, ctx: ErrorContext) => string;
+
+const retryHint = (info: ServiceErrorInfo) =>
+	info.retryAfterSeconds !== undefined
+		? ` Try again in ${info.retryAfterSeconds} s (after ${new Date(Date.now() + info.retryAfterSeconds * 1000).toISOString()}).`
+		: ' Try again later.';
+
+/**
+ * English message with what to do, for every code of the spec's Errors table.
+ * The node branches on `error.code` only; the Portuguese `message` goes to the description.
+ */
+export const ERROR_MESSAGES: Record<string, MessageFn> = {
+	invalid_field: () =>
+		'The service rejected a field of the request as invalid. Check the node parameters (ids, prompt length, duration 1–30, aspect ratio) and run again.',
+	unknown_field: () =>
+		'The service rejected a field it does not know. Remove extra fields from the request and run again.',
+	invalid_json: () => 'The service could not read the request body as JSON. Check the node parameters.',
+	invalid_idempotency_key: () =>
+		'The Idempotency-Key is not valid: it must be 16 to 128 characters from A-Z a-z 0-9 _ . : -. Fix the "Idempotency Key" option or leave it empty to let the node make one.',
+	api_key_required: () =>
+		'No API key was sent. Open the Generation Service credential and fill in the API Key.',
+	invalid_api_key: () =>
+		'The API key was refused: it is wrong, expired or revoked. Create a new key in the dashboard and update the credential.',
+	insufficient_credits: (_info, ctx) =>
+		ctx.creditsNeeded !== undefined && ctx.creditsAvailable !== undefined
+			? `Not enough credits: ${ctx.creditsAvailable} available, ${ctx.creditsNeeded} needed. Buy credits in the dashboard.`
+			: 'Not enough credits on the account for this generation. Buy credits in the dashboard, or use a shorter duration.',
+	key_credit_limit: () =>
+		"This API key has reached its lifetime credit ceiling. Raise the key's ceiling or create a new key in the dashboard.",
+	insufficient_scope: (_info, ctx) => {
+		const scope = scopeFor(ctx.method, ctx.path);
+		return scope
+			? `The API key lacks the permission "${scope}" needed by this operation. Create a key with "${scope}" in the dashboard and update the credential.`
+			: 'The API key lacks the permission needed by this operation. Create a key with the needed permission in the dashboard.';
+	},
+	origin_forbidden: () =>
+		'The service refused a browser Origin header: API keys work only from servers. Call the service from n8n without an Origin header.',
+	not_found: () =>
+		'Not found: the resource does not exist or belongs to another account. Check the id.',
+	asset_not_found: () =>
+		'Asset not found: it does not exist or belongs to another account. Upload the file again or check the asset id.',
+	idempotency_conflict: () =>
+		'The Idempotency-Key was already used for a different request. Use another key for a new request, or send exactly the same request to get the earlier result.',
+	output_not_ready: () =>
+		'The job has not finished, so its video is not ready. Use "Wait for Job" (or Get) until the job has succeeded, then download.',
+	asset_in_use: () =>
+		'The asset is still referenced by a project, character or publication and cannot be deleted. Remove the reference first.',
+	billing_financial_review: () =>
+		'The account is frozen for a financial review, so new generations are blocked (running jobs still finish). Resolve the pending payment matter in the dashboard.',
+	asset_too_large: () =>
+		'The file is too large for the service: at most 20 MiB per file and 256 MiB / 100 files per account. Compress the file or delete old assets.',
+	unsupported_media_type: () =>
+		'The file type is not accepted. Use JPEG, PNG, WebP, MP4 or WebM.',
+	media_signature_mismatch: () =>
+		'The file bytes do not match the declared type (for example a PNG named .jpg). Set the right MIME type or convert the file.',
+	asset_kind_mismatch: () =>
+		'The file kind does not fit the mode: character replacement needs a video source and an image reference; image to video needs an image source.',
+	mode_unavailable: () =>
+		'This generation mode is not available now. Check Get Capabilities for the accepted modes.',
+	rate_limited: (info) => `Too many requests for this API key.${retryHint(info)}`,
+	ip_rate_limited: (info) => `Too many requests from this IP address.${retryHint(info)}`,
+	upload_rate_limit: (info) =>
+		`Upload limit reached (20 uploads per hour per account).${retryHint(info)} Uploading identical bytes again reuses the existing asset and does not count.`,
+	engine_unavailable: () =>
+		'The generation engine is unavailable right now; no credits were reserved. Try again later (see Get Capabilities for the reason).',
+	storage_unavailable: () =>
+		'File storage is unavailable right now; nothing was stored or charged. Try again later.',
+	internal_error: () =>
+		'The service had an internal error. The node already retried with the same Idempotency-Key; run again later (it is safe: the same key never creates a second generation).',
+};
+
+function fallbackMessage(info: ServiceErrorInfo): string {
+	if (info.httpCode >= 500) return `The service failed (HTTP ${info.httpCode}). Try again later.`;
+	return `The service refused the request (HTTP ${info.httpCode}, code "${info.code}").`;
+}
+
+export function englishMessage(info: ServiceErrorInfo, ctx: ErrorContext): string {
+	const fn = ERROR_MESSAGES[info.code];
+	return fn ? fn(info, ctx) : fallbackMessage(info);
+}
+
+/** Builds the NodeApiError for an error answer of the service. Never given anything that holds the key. */
+export function serviceError(node: INode, info: ServiceErrorInfo, ctx: ErrorContext): NodeApiError {
+	const parts = [`Service code: ${info.code}`, `HTTP ${info.httpCode}`];
+	if (info.serviceMessage) parts.push(`Service message: ${info.serviceMessage}`);
+	if (info.requestId) parts.push(`Request ID: ${info.requestId}`);
+	const body: JsonObject = {
+		error: { code: info.code, message: info.serviceMessage },
+		requestId: info.requestId,
+		httpCode: String(info.httpCode),
+	};
+	const error = new NodeApiError(node, body, {
+		message: englishMessage(info, ctx),
+		description: parts.join(' · '),
+		httpCode: String(info.httpCode),
+		itemIndex: ctx.itemIndex,
+	});
+	error.context.errorCode = info.code;
+	error.context.requestId = info.requestId;
+	if (info.retryAfterSeconds !== undefined) error.context.retryAfterSeconds = info.retryAfterSeconds;
+	return error;
+}
+
+/** Reads an error answer: the spec's envelope, or a clear stand-in for HTML / empty / non-JSON bodies. */
+export function parseErrorBody(
+	httpCode: number,
+	body: unknown,
+	headers: Record<string, unknown>,
+): ServiceErrorInfo {
+	const headerRequestId = typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : null;
+	let parsed: unknown = body;
+	if (typeof body === 'string') {
+		try {
+			parsed = body.trim() === '' ? null : JSON.parse(body);
+		} catch {
+			parsed = body;
+		}
+	}
+	if (
+		parsed !== null &&
+		typeof parsed === 'object' &&
+		'error' in parsed &&
+		typeof (parsed as { error: unknown }).error === 'object'
+	) {
+		const envelope = parsed as { error: { code?: unknown; message?: unknown }; requestId?: unknown };
+		return {
+			httpCode,
+			code: typeof envelope.error.code === 'string' ? envelope.error.code : 'unknown_error',
+			serviceMessage: typeof envelope.error.message === 'string' ? envelope.error.message : '',
+			requestId: typeof envelope.requestId === 'string' ? envelope.requestId : headerRequestId,
+		};
+	}
+	const kind =
+		parsed === null || parsed === undefined || parsed === ''
+			? 'an empty body'
+			: typeof parsed === 'string' && /<html|<!doctype/i.test(parsed)
+				? 'an HTML page (probably from a proxy or gateway in front of the service)'
+				: 'a body that is not the service’s JSON error';
+	return {
+		httpCode,
+		code: 'unexpected_response',
+		serviceMessage: `HTTP ${httpCode} with ${kind}`,
+		requestId: headerRequestId,
+	};
+}
+
+export const UNEXPECTED_RESPONSE_MESSAGE = (httpCode: number) =>
+	`The service answered HTTP ${httpCode} with something that is not its JSON error. Check that the Base URL of the credential points at the service (ending in /v1) and not at a proxy or web page.`;
+
+ERROR_MESSAGES.unexpected_response = (info) => UNEXPECTED_RESPONSE_MESSAGE(info.httpCode);

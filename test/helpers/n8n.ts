@@ -1,0 +1,193 @@
+/**
+ * Runs our nodes inside n8n-core's real execution contexts (ExecuteContext, LoadOptionsContext,
+ * PollContext): real parameter resolution, real httpRequestWithAuthentication (so nock and the
+ * emulator see real HTTP), real binary helpers. Only the credential store is replaced.
+ */
+import { Container } from '@n8n/di';
+import {
+	BinaryDataService,
+	ExecuteContext,
+	LoadOptionsContext,
+	PollContext,
+} from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { Workflow, createRunExecutionData } from 'n8n-workflow';
+
+import { GenerationServiceApi } from '../../credentials/GenerationServiceApi.credentials';
+
+/** A recognisable key (built at run time so it is not a literal in the source). */
+export const TEST_KEY = `svc_sk_key_${'5ec12e7a'.repeat(4)}.${'c0ffee00'.repeat(8)}`;
+
+let binaryReady: Promise<void> | undefined;
+export async function initBinaryData(): Promise<void> {
+	binaryReady ??= Container.get(BinaryDataService).init();
+	await binaryReady;
+}
+
+const credentialType = new GenerationServiceApi();
+
+/** Applies the credential's generic `authenticate` like n8n's CredentialsHelper does. */
+function authenticate(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): IHttpRequestOptions {
+	const headers: IDataObject = { ...(requestOptions.headers ?? {}) };
+	const defined = credentialType.authenticate.properties.headers ?? {};
+	for (const [name, template] of Object.entries(defined)) {
+		headers[name] = String(template)
+			.replace(/^=/, '')
+			.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_m, key: string) => String(credentials[key] ?? ''));
+	}
+	return { ...requestOptions, headers };
+}
+
+export interface NodeRun {
+	node: INodeType;
+	parameters: INodeParameters;
+	items?: INodeExecutionData[];
+	credentials?: { apiKey: string; baseUrl: string } | null;
+	continueOnFail?: boolean;
+	executionId?: string;
+	workflowId?: string;
+	nodeId?: string;
+	nodeName?: string;
+	abortSignal?: AbortSignal;
+	mode?: WorkflowExecuteMode;
+	staticData?: IDataObject;
+}
+
+function makeWorkflow(run: NodeRun) {
+	const nodeType = run.node;
+	const node: INode = {
+		id: run.nodeId ?? 'node-under-test',
+		name: run.nodeName ?? nodeType.description.displayName,
+		type: `n8n-nodes-generation-service.${nodeType.description.name}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: run.parameters,
+		continueOnFail: run.continueOnFail ?? false,
+		credentials:
+			run.credentials === null
+				? undefined
+				: { generationServiceApi: { id: 'cred-1', name: 'Generation Service account' } },
+	};
+	const nodeTypes = {
+		getByName: () => nodeType,
+		getByNameAndVersion: () => nodeType,
+		getKnownTypes: () => ({}),
+	};
+	const workflow = new Workflow({
+		id: run.workflowId ?? 'wf-test',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+		staticData: run.staticData ?? {},
+		settings: { binaryMode: 'separate' } as IDataObject,
+	});
+	const credentials = run.credentials === undefined ? null : run.credentials;
+	const additionalData = {
+		executionId: run.executionId ?? 'exec-1',
+		restApiUrl: 'http://localhost:5678/rest',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		instanceBaseUrl: 'http://localhost:5678/',
+		variables: {},
+		credentialsHelper: {
+			getParentTypes: () => [],
+			isCredentialUsableByNode: () => true,
+			getDecrypted: async () => {
+				if (!credentials) throw new Error('no credentials in this test');
+				return { ...credentials };
+			},
+			authenticate: async (creds: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) =>
+				authenticate(creds, options),
+			preAuthentication: async () => undefined,
+		},
+		hooks: undefined,
+		currentNodeParameters: undefined,
+	} as unknown as IWorkflowExecuteAdditionalData;
+	return { workflow, node, additionalData };
+}
+
+/** Executes a node once over `items`, as n8n would. Throws what the node throws. */
+export async function runNode(run: NodeRun): Promise<INodeExecutionData[][]> {
+	await initBinaryData();
+	const { workflow, node, additionalData } = makeWorkflow(run);
+	const items = run.items ?? [{ json: {} }];
+	const runExecutionData = createRunExecutionData();
+	const inputData = { main: [items] };
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		run.mode ?? 'manual',
+		runExecutionData,
+		0,
+		items,
+		inputData,
+		{ node, data: inputData, source: null },
+		[],
+		run.abortSignal,
+	);
+	const result = await run.node.execute!.call(context);
+	return result as INodeExecutionData[][];
+}
+
+/** Calls a listSearch method of a node. */
+export async function runListSearch(
+	run: NodeRun,
+	method: string,
+	filter?: string,
+	paginationToken?: string,
+) {
+	await initBinaryData();
+	const { workflow, node, additionalData } = makeWorkflow(run);
+	additionalData.currentNodeParameters = run.parameters;
+	const context = new LoadOptionsContext(workflow, node, additionalData, '');
+	const fn = run.node.methods?.listSearch?.[method];
+	if (!fn) throw new Error(`no listSearch method ${method}`);
+	return await fn.call(context, filter, paginationToken);
+}
+
+/** Calls a polling trigger's poll() with persistent static data across calls. */
+export async function runPoll(run: NodeRun) {
+	await initBinaryData();
+	const { workflow, node, additionalData } = makeWorkflow(run);
+	const context = new PollContext(workflow, node, additionalData, run.mode ?? 'trigger', 'activate');
+	const result = await run.node.poll!.call(context);
+	return { result, staticData: workflow.staticData };
+}
+
+/** Binary helper: an input item holding `bytes` as n8n binary data (in memory). */
+export async function binaryItem(
+	bytes: Buffer,
+	fileName: string,
+	mimeType: string,
+	property = 'data',
+): Promise<INodeExecutionData> {
+	return {
+		json: {},
+		binary: {
+			[property]: {
+				data: bytes.toString('base64'),
+				mimeType,
+				fileName,
+				fileSize: String(bytes.length),
+			},
+		},
+	};
+}

@@ -1,0 +1,311 @@
+import nock from 'nock';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { GenerationServiceApi } from '../../credentials/GenerationServiceApi.credentials';
+import {
+	apiRequest,
+	apiRequestAllItems,
+	checkBaseUrl,
+	resetRateWindows,
+	sendRequest,
+} from '../../nodes/shared/transport';
+import { installFakeClock } from '../helpers/fake-clock';
+import { TEST_KEY, runNode } from '../helpers/n8n';
+import { probeNode } from '../helpers/probe-node';
+
+const BASE = 'https://api.gen.test/v1';
+const credentials = { apiKey: TEST_KEY, baseUrl: BASE };
+const JOB_KEY = ['n8n', 'job', '0123456789abcdef'].join('.');
+const UPLOAD_KEY = ['asset', 'sha256', 'abcdef'.repeat(3)].join('.');
+const ok = (data: unknown) => ({ data });
+const reset = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+const errorBody = (code: string) => ({ error: { code, message: 'mensagem' }, requestId: 'req_1' });
+
+async function call(fn: (this: IExecuteFunctions) => Promise<unknown>) {
+	const [[item]] = await runNode({ node: probeNode(fn), parameters: {}, credentials });
+	return item.json;
+}
+
+async function callError(fn: (this: IExecuteFunctions) => Promise<unknown>) {
+	try {
+		await call(fn);
+	} catch (error) {
+		return error as Error & { description?: string; httpCode?: string; context: Record<string, unknown> };
+	}
+	throw new Error('expected the call to fail');
+}
+
+let clock: ReturnType<typeof installFakeClock>;
+beforeEach(() => {
+	nock.disableNetConnect();
+	resetRateWindows();
+	clock = installFakeClock();
+});
+afterEach(() => {
+	clock.restore();
+	nock.cleanAll();
+	nock.enableNetConnect();
+});
+
+describe('credential', () => {
+	const credential = new GenerationServiceApi();
+
+	it('authenticates with a generic bearer header and tests with GET /me (no scope needed)', () => {
+		expect(credential.name).toBe('generationServiceApi');
+		expect(credential.authenticate.properties.headers?.Authorization).toBe('=Bearer {{$credentials.apiKey}}');
+		expect(credential.test.request.url).toBe('/me');
+		expect(credential.test.request.method).toBe('GET');
+		const apiKey = credential.properties.find((p) => p.name === 'apiKey');
+		expect(apiKey?.typeOptions?.password).toBe(true);
+		expect(apiKey?.required).toBe(true);
+		expect(apiKey?.description).toContain('svc_sk_key_');
+		expect(apiKey?.description).toContain('server-side use only');
+	});
+
+	it('sends Authorization: Bearer <key> to the base URL', async () => {
+		const scope = nock(BASE)
+			.get('/me')
+			.matchHeader('authorization', `Bearer ${TEST_KEY}`)
+			.reply(200, ok({ userId: 'u1', authKind: 'api_key' }));
+		const me = await call(async function () {
+			return await apiRequest(this, { method: 'GET', path: '/me' });
+		});
+		expect(me).toEqual({ userId: 'u1', authKind: 'api_key' });
+		expect(scope.isDone()).toBe(true);
+	});
+
+	it.each([
+		['https://api.gen.test/v1', 'https://api.gen.test/v1'],
+		['https://api.gen.test/v1/', 'https://api.gen.test/v1'],
+		['http://127.0.0.1:4010/v1', 'http://127.0.0.1:4010/v1'],
+		['http://localhost:4010/v1/', 'http://localhost:4010/v1'],
+		['http://[::1]:4010/v1', 'http://[::1]:4010/v1'],
+	])('base URL %s is accepted as %s', (raw, expected) => {
+		expect(checkBaseUrl(raw)).toEqual({ baseUrl: expected });
+	});
+
+	it.each([
+		['http://api.gen.test/v1', 'plain text'],
+		['https://api.gen.test', 'must end in /v1'],
+		['https://api.gen.test/v2', 'must end in /v1'],
+		['', 'has no Base URL'],
+		['not a url', 'not a valid URL'],
+		['ftp://api.gen.test/v1', 'must start with https://'],
+	])('base URL %j is refused (%s)', (raw, words) => {
+		const result = checkBaseUrl(raw);
+		expect('problem' in result && result.problem).toContain(words);
+	});
+
+	it('refuses a remote http:// base URL before sending anything', async () => {
+		const error = await callError(async function () {
+			return await apiRequest(this, { method: 'GET', path: '/me' });
+		});
+		expect(error).toBeDefined();
+	});
+});
+
+describe('rate limits', () => {
+	it('waits Retry-After seconds on 429, then succeeds', async () => {
+		nock(BASE)
+			.get('/balance')
+			.reply(429, errorBody('rate_limited'), { 'Retry-After': '7' })
+			.get('/balance')
+			.reply(200, ok({ available: 5 }));
+		const balance = await call(async function () {
+			return await apiRequest(this, { method: 'GET', path: '/balance' });
+		});
+		expect(balance).toEqual({ available: 5 });
+		expect(clock.state.sleeps).toEqual([7000]);
+	});
+
+	it('fails with a clear error saying when, when Retry-After is over the maximum wait', async () => {
+		const scope = nock(BASE)
+			.post('/assets')
+			.reply(429, errorBody('upload_rate_limit'), { 'Retry-After': '3600' });
+		const error = await callError(async function () {
+			return await apiRequest(this, {
+				method: 'POST',
+				path: '/assets',
+				idempotencyKey: UPLOAD_KEY,
+			});
+		});
+		expect(scope.isDone()).toBe(true);
+		expect(clock.state.sleeps).toEqual([]);
+		expect(error.message).toContain('Upload limit reached (20 uploads per hour per account). Try again in 3600 s');
+		expect(error.message).toContain('does not wait longer than 60 s');
+		expect(error.context.errorCode).toBe('upload_rate_limit');
+		expect(error.description).toContain('req_1');
+	});
+
+	it('paces on X-RateLimit-Remaining = 0: waits until X-RateLimit-Reset before the next call', async () => {
+		const resetAt = Math.floor(clock.state.now / 1000) + 12;
+		nock(BASE)
+			.get('/balance')
+			.reply(200, ok({ n: 1 }), { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetAt) })
+			.get('/balance')
+			.reply(200, ok({ n: 2 }), { 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': String(resetAt + 60) });
+		const result = await call(async function () {
+			const first = await apiRequest(this, { method: 'GET', path: '/balance' });
+			const second = await apiRequest(this, { method: 'GET', path: '/balance' });
+			return { first, second };
+		});
+		expect(result).toEqual({ first: { n: 1 }, second: { n: 2 } });
+		expect(clock.state.sleeps).toEqual([12000]);
+	});
+});
+
+describe('retries', () => {
+	it('retries a 5xx POST carrying an Idempotency-Key with the same key', async () => {
+		const keys: string[] = [];
+		nock(BASE)
+			.post('/jobs')
+			.times(2)
+			.reply(function () {
+				keys.push(String(this.req.headers['idempotency-key']));
+				return keys.length === 1 ? [500, errorBody('internal_error')] : [202, ok({ id: 'job_1' })];
+			});
+		const job = await call(async function () {
+			return await apiRequest(this, {
+				method: 'POST',
+				path: '/jobs',
+				body: { mode: 'text_to_video', prompt: 'x' },
+				idempotencyKey: JOB_KEY,
+			});
+		});
+		expect(job).toEqual({ id: 'job_1' });
+		expect(keys).toEqual([JOB_KEY, JOB_KEY]);
+		expect(clock.state.sleeps).toHaveLength(1);
+	});
+
+	it('retries a connection reset with the same key, 3 tries in all, with growing backoff', async () => {
+		nock(BASE).post('/jobs').times(3).replyWithError(reset());
+		const error = await callError(async function () {
+			return await apiRequest(this, {
+				method: 'POST',
+				path: '/jobs',
+				body: {},
+				idempotencyKey: JOB_KEY,
+			});
+		});
+		expect(error.message).toContain('Could not reach the Generation Service: the connection was reset for POST /jobs after 3 tries');
+		expect(error.message).toContain(`reuses the Idempotency-Key ${JOB_KEY}`);
+		expect(clock.state.sleeps).toEqual([375, 750]);
+	});
+
+	it('never retries a 4xx', async () => {
+		const scope = nock(BASE).post('/jobs').once().reply(402, errorBody('insufficient_credits'));
+		const error = await callError(async function () {
+			return await apiRequest(this, {
+				method: 'POST',
+				path: '/jobs',
+				body: {},
+				idempotencyKey: JOB_KEY,
+			});
+		});
+		expect(scope.isDone()).toBe(true);
+		expect(error.context.errorCode).toBe('insufficient_credits');
+		expect(clock.state.sleeps).toEqual([]);
+	});
+
+	it('does not retry a 5xx POST without an Idempotency-Key', async () => {
+		const scope = nock(BASE).post('/other').once().reply(500, errorBody('internal_error'));
+		const error = await callError(async function () {
+			return await sendRequest(this, { method: 'POST', path: '/other', body: {} });
+		});
+		expect(scope.isDone()).toBe(true);
+		expect(error.context.errorCode).toBe('internal_error');
+	});
+});
+
+describe('pagination', () => {
+	const page = (from: number, count: number, next: string | null) =>
+		ok({ items: Array.from({ length: count }, (_, i) => ({ id: from + i })), nextCursor: next });
+
+	it('Return All follows nextCursor to the end', async () => {
+		nock(BASE)
+			.get('/jobs')
+			.query({ limit: '100' })
+			.reply(200, page(0, 100, 'c1'))
+			.get('/jobs')
+			.query({ limit: '100', cursor: 'c1' })
+			.reply(200, page(100, 100, 'c2'))
+			.get('/jobs')
+			.query({ limit: '100', cursor: 'c2' })
+			.reply(200, page(200, 5, null));
+		const result = await call(async function () {
+			const items = await apiRequestAllItems(this, { method: 'GET', path: '/jobs' }, { returnAll: true });
+			return { count: items.length };
+		});
+		expect(result).toEqual({ count: 205 });
+		expect(nock.isDone()).toBe(true);
+	});
+
+	it('Limit stops early and asks no more pages than needed', async () => {
+		const scope = nock(BASE)
+			.get('/jobs')
+			.query({ limit: '30' })
+			.reply(200, page(0, 30, 'c1'));
+		const result = await call(async function () {
+			const items = await apiRequestAllItems(this, { method: 'GET', path: '/jobs' }, { returnAll: false, limit: 30 });
+			return { count: items.length };
+		});
+		expect(result).toEqual({ count: 30 });
+		expect(scope.isDone()).toBe(true);
+	});
+
+	it('Limit over one page asks only for the remainder on the next page', async () => {
+		nock(BASE)
+			.get('/jobs')
+			.query({ limit: '100' })
+			.reply(200, page(0, 100, 'c1'))
+			.get('/jobs')
+			.query({ limit: '20', cursor: 'c1' })
+			.reply(200, page(100, 20, 'c2'));
+		const result = await call(async function () {
+			const items = await apiRequestAllItems(this, { method: 'GET', path: '/jobs' }, { returnAll: false, limit: 120 });
+			return { count: items.length };
+		});
+		expect(result).toEqual({ count: 120 });
+		expect(nock.isDone()).toBe(true);
+	});
+});
+
+describe('responses that are not the envelope', () => {
+	it.each([
+		['an HTML page from a proxy', '<html><body>502 Bad Gateway</body></html>', { 'Content-Type': 'text/html' }],
+		['an empty body', '', {}],
+		['non-JSON text', 'upstream connect error', { 'Content-Type': 'text/plain' }],
+	])('a 4xx with %s gives a clear error', async (_name, body, headers) => {
+		nock(BASE).get('/balance').reply(404, body, headers);
+		const error = await callError(async function () {
+			return await apiRequest(this, { method: 'GET', path: '/balance' });
+		});
+		expect(error.message).toBe(
+			'The service answered HTTP 404 with something that is not its JSON error. Check that the Base URL of the credential points at the service (ending in /v1) and not at a proxy or web page.',
+		);
+	});
+
+	it('a 200 that is not the envelope gives a clear error', async () => {
+		nock(BASE).get('/balance').reply(200, '<html>login</html>', { 'Content-Type': 'text/html' });
+		const error = await callError(async function () {
+			return await apiRequest(this, { method: 'GET', path: '/balance' });
+		});
+		expect(error.message).toContain('but not with its JSON envelope');
+	});
+});
+
+describe('the key never leaks', () => {
+	it.each([
+		['401 invalid_api_key', () => nock(BASE).get('/balance').reply(401, errorBody('invalid_api_key'))],
+		['connection reset', () => nock(BASE).get('/balance').times(3).replyWithError(reset())],
+		['HTML body', () => nock(BASE).get('/balance').reply(502, '<html>bad gateway</html>')],
+	])('is absent from the error of a %s', async (_name, setup) => {
+		setup();
+		const error = await callError(async function () {
+			return await apiRequest(this, { method: 'GET', path: '/balance' });
+		});
+		const serialized = JSON.stringify(error) + String(error.message) + String(error.description) + String(error.stack);
+		expect(serialized).not.toContain(TEST_KEY);
+		expect(serialized).not.toContain(TEST_KEY.split('.')[1]);
+	});
+});
