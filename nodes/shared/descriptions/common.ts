@@ -1,0 +1,53 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** n8n's standard "Return All" + "Limit" pair. */
+export function paginationFields(operation: string, resource: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: { show: { resource: [resource], operation: [operation] } },
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
+		},
+	];
+}
+
+/** Option shared by every operation's Options collection. */
+export const maxRateLimitWaitOption: INodeProperties = {
+	displayName: 'Max Rate-Limit Wait (Seconds)',
+	name: 'maxRateLimitWait',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: 60,
+	description:
+		'Longest wait the node accepts when the service says to slow down (HTTP 429 Retry-After, or the rate window is used up). A longer wait fails the item with a message saying when to try again, instead of holding the workflow.',
+};
+
+export const binaryPropertyOutputOption: INodeProperties = {
+	displayName: 'Put Output File in Field',
+	name: 'binaryPropertyName',
+	type: 'string',
+	default: 'data',
+	hint: 'The name of the output binary field to put the file in',
+};
+
+export const rangeOption: INodeProperties = {
+	displayName: 'Byte Range',
+	name: 'range',
+	type: 'string',
+	default: '',
+	placeholder: 'bytes=0-1023',
+	description:
+		'Download only part of the file, as an HTTP Range (bytes=start-end). Leave empty for the whole file.',
+};
