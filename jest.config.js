@@ -1,3 +1,11 @@
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+// n8n-core keeps its instance settings and filesystem binary data under N8N_USER_FOLDER:
+// give every test run its own throw-away folder instead of ~/.n8n.
+process.env.N8N_USER_FOLDER ??= fs.mkdtempSync(path.join(os.tmpdir(), 'gs-n8n-jest-'));
+
 /** @type {import('jest').Config} */
 module.exports = {
 	preset: 'ts-jest',

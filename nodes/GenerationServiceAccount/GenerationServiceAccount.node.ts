@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { credentialsFor, resourceProperty } from '../shared/descriptions/node';
@@ -9,7 +14,10 @@ export class GenerationServiceAccount implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Generation Service Account',
 		name: 'generationServiceAccount',
-		icon: { light: 'file:../../icons/generationService.svg', dark: 'file:../../icons/generationService.dark.svg' },
+		icon: {
+			light: 'file:../../icons/generationService.svg',
+			dark: 'file:../../icons/generationService.dark.svg',
+		},
 		group: ['input'],
 		version: 1,
 		subtitle: '={{$parameter["operation"]}}',

@@ -9,7 +9,13 @@ export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 export const MAX_FILENAME_CHARS = 180;
 export const MAX_PROMPT_CHARS = 2000;
 
-export const MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'video/mp4', 'video/webm'] as const;
+export const MIME_TYPES = [
+	'image/jpeg',
+	'image/png',
+	'image/webp',
+	'video/mp4',
+	'video/webm',
+] as const;
 export type MimeType = (typeof MIME_TYPES)[number];
 
 export const MODES = ['character_replacement', 'image_to_video', 'text_to_video'] as const;

@@ -53,7 +53,11 @@ export function isValidIdempotencyKey(key: string): boolean {
 }
 
 /** A user-given key (e.g. a row id) is checked locally so a bad one costs no request. */
-export function checkIdempotencyKey(ctx: IExecuteFunctions, key: string, itemIndex: number): string {
+export function checkIdempotencyKey(
+	ctx: IExecuteFunctions,
+	key: string,
+	itemIndex: number,
+): string {
 	if (!isValidIdempotencyKey(key)) {
 		throw new NodeOperationError(
 			ctx.getNode(),

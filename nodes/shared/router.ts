@@ -18,7 +18,12 @@ export interface OperationModule {
 
 /** The json of a failed item under "Continue On Fail": English message, service code and request id. */
 export function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
-	const e = error as { message?: string; description?: string; httpCode?: string | null; context?: IDataObject };
+	const e = error as {
+		message?: string;
+		description?: string;
+		httpCode?: string | null;
+		context?: IDataObject;
+	};
 	const json: IDataObject = { error: e.message ?? String(error) };
 	if (e.context?.errorCode) json.code = e.context.errorCode;
 	if (e.context?.requestId) json.requestId = e.context.requestId;
@@ -68,7 +73,10 @@ export async function routeItems(
 }
 
 /** Wraps API objects as output items paired with the input item. */
-export function toItems(data: IDataObject | IDataObject[], itemIndex: number): INodeExecutionData[] {
+export function toItems(
+	data: IDataObject | IDataObject[],
+	itemIndex: number,
+): INodeExecutionData[] {
 	const list = Array.isArray(data) ? data : [data];
 	return list.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 }

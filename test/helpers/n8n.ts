@@ -4,12 +4,7 @@
  * emulator see real HTTP), real binary helpers. Only the credential store is replaced.
  */
 import { Container } from '@n8n/di';
-import {
-	BinaryDataService,
-	ExecuteContext,
-	LoadOptionsContext,
-	PollContext,
-} from 'n8n-core';
+import { BinaryDataService, ExecuteContext, LoadOptionsContext, PollContext } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -46,7 +41,9 @@ function authenticate(
 	for (const [name, template] of Object.entries(defined)) {
 		headers[name] = String(template)
 			.replace(/^=/, '')
-			.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_m, key: string) => String(credentials[key] ?? ''));
+			.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_m, key: string) =>
+				String(credentials[key] ?? ''),
+			);
 	}
 	return { ...requestOptions, headers };
 }
@@ -113,8 +110,11 @@ function makeWorkflow(run: NodeRun) {
 				if (!credentials) throw new Error('no credentials in this test');
 				return { ...credentials };
 			},
-			authenticate: async (creds: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) =>
-				authenticate(creds, options),
+			authenticate: async (
+				creds: ICredentialDataDecryptedObject,
+				_type: string,
+				options: IHttpRequestOptions,
+			) => authenticate(creds, options),
 			preAuthentication: async () => undefined,
 		},
 		hooks: undefined,
@@ -167,9 +167,22 @@ export async function runListSearch(
 export async function runPoll(run: NodeRun) {
 	await initBinaryData();
 	const { workflow, node, additionalData } = makeWorkflow(run);
-	const context = new PollContext(workflow, node, additionalData, run.mode ?? 'trigger', 'activate');
+	const context = new PollContext(
+		workflow,
+		node,
+		additionalData,
+		run.mode ?? 'trigger',
+		'activate',
+	);
 	const result = await run.node.poll!.call(context);
 	return { result, staticData: workflow.staticData };
+}
+
+/** The bytes of an output binary, wherever n8n stored them (filesystem mode keeps only an id in the item). */
+export async function binaryBytes(item: INodeExecutionData, property = 'data'): Promise<Buffer> {
+	const binary = item.binary?.[property];
+	if (!binary) throw new Error(`no binary property "${property}" in the item`);
+	return await Container.get(BinaryDataService).getAsBuffer(binary);
 }
 
 /** Binary helper: an input item holding `bytes` as n8n binary data (in memory). */

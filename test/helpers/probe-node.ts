@@ -1,9 +1,12 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 /** A minimal node whose execute runs a function given by the test, to drive the transport from a real context. */
-export function probeNode(
-	body: (this: IExecuteFunctions) => Promise<unknown>,
-): INodeType {
+export function probeNode(body: (this: IExecuteFunctions) => Promise<unknown>): INodeType {
 	const description: INodeTypeDescription = {
 		displayName: 'Probe',
 		name: 'probe',

@@ -18,7 +18,9 @@ export function paginationFields(operation: string, resource: string): INodeProp
 			typeOptions: { minValue: 1 },
 			default: 50,
 			description: 'Max number of results to return',
-			displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
+			displayOptions: {
+				show: { resource: [resource], operation: [operation], returnAll: [false] },
+			},
 		},
 	];
 }

@@ -52,7 +52,12 @@ export function assetLocator(
 	kind: 'any' | 'image' | 'video',
 	description?: string,
 ): Locator {
-	const method = kind === 'image' ? 'searchImageAssets' : kind === 'video' ? 'searchVideoAssets' : 'searchAssets';
+	const method =
+		kind === 'image'
+			? 'searchImageAssets'
+			: kind === 'video'
+				? 'searchVideoAssets'
+				: 'searchAssets';
 	return locator(name, displayName, method, ASSET_ID_PATTERN, ASSET_EXAMPLE, 'asset', {
 		description,
 	});

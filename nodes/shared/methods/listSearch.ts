@@ -25,18 +25,29 @@ function assetResult(kind?: 'image' | 'video') {
 	return (asset: IDataObject) =>
 		kind && asset.kind !== kind
 			? undefined
-			: { name: `${String(asset.filename)} (${String(asset.kind)}, ${String(asset.id)})`, value: String(asset.id) };
+			: {
+					name: `${String(asset.filename)} (${String(asset.kind)}, ${String(asset.id)})`,
+					value: String(asset.id),
+				};
 }
 
 export async function searchAssets(this: ILoadOptionsFunctions, filter?: string, token?: string) {
 	return await searchPage(this, '/assets', assetResult(), filter, token);
 }
 
-export async function searchImageAssets(this: ILoadOptionsFunctions, filter?: string, token?: string) {
+export async function searchImageAssets(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	token?: string,
+) {
 	return await searchPage(this, '/assets', assetResult('image'), filter, token);
 }
 
-export async function searchVideoAssets(this: ILoadOptionsFunctions, filter?: string, token?: string) {
+export async function searchVideoAssets(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	token?: string,
+) {
 	return await searchPage(this, '/assets', assetResult('video'), filter, token);
 }
 

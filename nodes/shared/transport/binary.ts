@@ -2,12 +2,7 @@ import { createHash } from 'crypto';
 import type { IBinaryData, IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	MAX_FILENAME_CHARS,
-	MAX_UPLOAD_BYTES,
-	MIME_TYPES,
-	type MimeType,
-} from '../constants';
+import { MAX_FILENAME_CHARS, MAX_UPLOAD_BYTES, MIME_TYPES, type MimeType } from '../constants';
 import type { BinaryStream, RawResponse } from './index';
 import { RETRY_POLICY, sendRequest } from './index';
 
@@ -16,9 +11,12 @@ type BinaryContext = IExecuteFunctions | IPollFunctions;
 const SIGNATURES: Record<MimeType, (head: Buffer) => boolean> = {
 	'image/jpeg': (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
 	'image/png': (b) =>
-		b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+		b.length >= 8 &&
+		b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
 	'image/webp': (b) =>
-		b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP',
+		b.length >= 12 &&
+		b.toString('latin1', 0, 4) === 'RIFF' &&
+		b.toString('latin1', 8, 12) === 'WEBP',
 	'video/mp4': (b) => b.length >= 8 && b.toString('latin1', 4, 8) === 'ftyp',
 	'video/webm': (b) =>
 		b.length >= 4 && b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3,
@@ -56,7 +54,9 @@ export interface UploadSource {
 	openBody: () => Promise<Buffer | BinaryStream>;
 }
 
-async function hashStream(stream: BinaryStream): Promise<{ sha256: string; size: number; head: Buffer }> {
+async function hashStream(
+	stream: BinaryStream,
+): Promise<{ sha256: string; size: number; head: Buffer }> {
 	const hash = createHash('sha256');
 	let size = 0;
 	const headChunks: Buffer[] = [];
@@ -140,7 +140,9 @@ export function checkUploadSource(
 	}
 	const encoded = encodeFileName(source.fileName);
 	if (!encoded) {
-		throw new NodeOperationError(node, `File name of ${where} is empty after encoding.`, { itemIndex });
+		throw new NodeOperationError(node, `File name of ${where} is empty after encoding.`, {
+			itemIndex,
+		});
 	}
 	return encoded;
 }
@@ -149,7 +151,12 @@ export function checkUploadSource(
 export async function uploadAsset(
 	ctx: IExecuteFunctions,
 	source: UploadSource,
-	options: { itemIndex: number; encodedFileName: string; idempotencyKey: string; maxWaitSeconds?: number },
+	options: {
+		itemIndex: number;
+		encodedFileName: string;
+		idempotencyKey: string;
+		maxWaitSeconds?: number;
+	},
 ) {
 	const response = await sendRequest(
 		ctx,
@@ -216,7 +223,10 @@ export interface DownloadOptions {
  * mode), then checks the stored bytes against the expected sha256. A body cut mid-stream or a
  * checksum mismatch is downloaded again (3 tries); a persistent mismatch fails, never a silent bad file.
  */
-export async function downloadBinary(ctx: BinaryContext, options: DownloadOptions): Promise<IBinaryData> {
+export async function downloadBinary(
+	ctx: BinaryContext,
+	options: DownloadOptions,
+): Promise<IBinaryData> {
 	let lastProblem = '';
 	for (let attempt = 1; attempt <= RETRY_POLICY.attempts; attempt++) {
 		const response = await sendRequest(
@@ -250,7 +260,12 @@ export async function downloadBinary(ctx: BinaryContext, options: DownloadOption
 			ctx.logger.debug(`Generation Service: ${lastProblem} (try ${attempt})`);
 			continue;
 		}
-		if (Number.isFinite(expectedLength) && binary.fileSize !== undefined && !binary.id && binary.data) {
+		if (
+			Number.isFinite(expectedLength) &&
+			binary.fileSize !== undefined &&
+			!binary.id &&
+			binary.data
+		) {
 			const got = Buffer.from(binary.data, 'base64').length;
 			if (got !== expectedLength) {
 				lastProblem = `the download of ${options.path} ended after ${got} of ${expectedLength} bytes`;

@@ -37,7 +37,8 @@ export const ERROR_MESSAGES: Record<string, MessageFn> = {
 		'The service rejected a field of the request as invalid. Check the node parameters (ids, prompt length, duration 1–30, aspect ratio) and run again.',
 	unknown_field: () =>
 		'The service rejected a field it does not know. Remove extra fields from the request and run again.',
-	invalid_json: () => 'The service could not read the request body as JSON. Check the node parameters.',
+	invalid_json: () =>
+		'The service could not read the request body as JSON. Check the node parameters.',
 	invalid_idempotency_key: () =>
 		'The Idempotency-Key is not valid: it must be 16 to 128 characters from A-Z a-z 0-9 _ . : -. Fix the "Idempotency Key" option or leave it empty to let the node make one.',
 	api_key_required: () =>
@@ -72,8 +73,7 @@ export const ERROR_MESSAGES: Record<string, MessageFn> = {
 		'The account is frozen for a financial review, so new generations are blocked (running jobs still finish). Resolve the pending payment matter in the dashboard.',
 	asset_too_large: () =>
 		'The file is too large for the service: at most 20 MiB per file and 256 MiB / 100 files per account. Compress the file or delete old assets.',
-	unsupported_media_type: () =>
-		'The file type is not accepted. Use JPEG, PNG, WebP, MP4 or WebM.',
+	unsupported_media_type: () => 'The file type is not accepted. Use JPEG, PNG, WebP, MP4 or WebM.',
 	media_signature_mismatch: () =>
 		'The file bytes do not match the declared type (for example a PNG named .jpg). Set the right MIME type or convert the file.',
 	asset_kind_mismatch: () =>
@@ -120,7 +120,8 @@ export function serviceError(node: INode, info: ServiceErrorInfo, ctx: ErrorCont
 	});
 	error.context.errorCode = info.code;
 	error.context.requestId = info.requestId;
-	if (info.retryAfterSeconds !== undefined) error.context.retryAfterSeconds = info.retryAfterSeconds;
+	if (info.retryAfterSeconds !== undefined)
+		error.context.retryAfterSeconds = info.retryAfterSeconds;
 	return error;
 }
 
@@ -130,7 +131,8 @@ export function parseErrorBody(
 	body: unknown,
 	headers: Record<string, unknown>,
 ): ServiceErrorInfo {
-	const headerRequestId = typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : null;
+	const headerRequestId =
+		typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : null;
 	let parsed: unknown = body;
 	if (typeof body === 'string') {
 		try {
@@ -145,7 +147,10 @@ export function parseErrorBody(
 		'error' in parsed &&
 		typeof (parsed as { error: unknown }).error === 'object'
 	) {
-		const envelope = parsed as { error: { code?: unknown; message?: unknown }; requestId?: unknown };
+		const envelope = parsed as {
+			error: { code?: unknown; message?: unknown };
+			requestId?: unknown;
+		};
 		return {
 			httpCode,
 			code: typeof envelope.error.code === 'string' ? envelope.error.code : 'unknown_error',

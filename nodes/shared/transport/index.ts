@@ -139,15 +139,22 @@ function isLoopbackHost(hostname: string): boolean {
  */
 export function checkBaseUrl(raw: unknown): { baseUrl: string } | { problem: string } {
 	const text = typeof raw === 'string' ? raw.trim().replace(/\/+$/, '') : '';
-	if (!text) return { problem: 'The credential has no Base URL. Set it to the service address ending in /v1.' };
+	if (!text)
+		return {
+			problem: 'The credential has no Base URL. Set it to the service address ending in /v1.',
+		};
 	let url: URL;
 	try {
 		url = new URL(text);
 	} catch {
-		return { problem: `The credential's Base URL "${text}" is not a valid URL. Use the form https://host/v1.` };
+		return {
+			problem: `The credential's Base URL "${text}" is not a valid URL. Use the form https://host/v1.`,
+		};
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		return { problem: `The credential's Base URL must start with https:// (got "${url.protocol}").` };
+		return {
+			problem: `The credential's Base URL must start with https:// (got "${url.protocol}").`,
+		};
 	}
 	if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
 		return {
@@ -160,7 +167,9 @@ export function checkBaseUrl(raw: unknown): { baseUrl: string } | { problem: str
 		};
 	}
 	if (url.search || url.hash || url.username || url.password) {
-		return { problem: "The credential's Base URL must not contain a query, fragment or user info." };
+		return {
+			problem: "The credential's Base URL must not contain a query, fragment or user info.",
+		};
 	}
 	return { baseUrl: text };
 }
@@ -194,20 +203,30 @@ function rememberWindow(key: string, headers: Record<string, unknown>): void {
 	rateWindows.set(key, { remaining, resetAtMs: reset * 1000 });
 }
 
-async function wait(
+/** Current time of the transport's clock (so polling and tests share one clock). */
+export function now(): number {
+	return clock.now();
+}
+
+/** Waits with n8n's sleep; stops with a clear error when the execution is cancelled. */
+export async function wait(
 	ctx: ServiceContext,
 	ms: number,
 	itemIndex: number | undefined,
 ): Promise<void> {
 	const signal = cancelSignal(ctx);
 	if (signal?.aborted) {
-		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting.', { itemIndex });
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting.', {
+			itemIndex,
+		});
 	}
 	if (ms <= 0) return;
 	try {
 		await clock.sleep(ms, signal);
 	} catch {
-		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting.', { itemIndex });
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting.', {
+			itemIndex,
+		});
 	}
 }
 

@@ -7,5 +7,8 @@ export const description: INodeProperties[] = [];
 
 /** GET /billing/plans (public): offers; purchases happen in the dashboard, not through the API. */
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
-	return toItems(await apiRequest(this, { method: 'GET', path: '/billing/plans', itemIndex: i }), i);
+	return toItems(
+		await apiRequest(this, { method: 'GET', path: '/billing/plans', itemIndex: i }),
+		i,
+	);
 }

@@ -20,7 +20,8 @@ export const description: INodeProperties[] = [
 				name: 'Get Balance',
 				value: 'getBalance',
 				action: 'Get the credit balance',
-				description: 'Credits available, reserved and spent (GET /balance, scope balance:read). Free.',
+				description:
+					'Credits available, reserved and spent (GET /balance, scope balance:read). Free.',
 			},
 			{
 				name: 'Get Capabilities',
@@ -39,13 +40,15 @@ export const description: INodeProperties[] = [
 				name: 'Get Plans',
 				value: 'getPlans',
 				action: 'Get the credit plans',
-				description: 'Offers configured on the service (GET /billing/plans, public). Buying happens in the dashboard.',
+				description:
+					'Offers configured on the service (GET /billing/plans, public). Buying happens in the dashboard.',
 			},
 			{
 				name: 'Get Usage',
 				value: 'getUsage',
 				action: 'Get the credit ledger',
-				description: 'Ledger entries (grant, reserve, settle, release), newest first (GET /usage, scope usage:read). Free.',
+				description:
+					'Ledger entries (grant, reserve, settle, release), newest first (GET /usage, scope usage:read). Free.',
 			},
 		],
 		default: 'getBalance',

@@ -1,0 +1,56 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import {
+	binaryPropertyOutputOption,
+	maxRateLimitWaitOption,
+	rangeOption,
+} from '../../../shared/descriptions/common';
+import { jobLocator } from '../../../shared/descriptions/pickers';
+import type { Job } from '../../../shared/jobs';
+import { downloadJobOutput } from '../../../shared/jobs';
+import { apiRequest } from '../../../shared/transport';
+import { readJobId } from './get.operation';
+
+const show = { resource: ['job'], operation: ['downloadOutput'] };
+
+export const description: INodeProperties[] = [
+	{ ...jobLocator('jobId', 'Job'), displayOptions: { show } },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [binaryPropertyOutputOption, maxRateLimitWaitOption, rangeOption],
+	},
+];
+
+/** GET /jobs/{id}/output (jobs:read): the final MP4 as binary data, verified against output.sha256. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	const options = this.getNodeParameter('options', i, {}) as IDataObject;
+	const jobId = readJobId(this, i);
+	const maxWaitSeconds = options.maxRateLimitWait as number | undefined;
+	const job = await apiRequest<Job>(this, {
+		method: 'GET',
+		path: `/jobs/${jobId}`,
+		itemIndex: i,
+		maxWaitSeconds,
+	});
+	const binary = await downloadJobOutput(this, job, i, {
+		range: (options.range as string) || undefined,
+		maxWaitSeconds,
+	});
+	return [
+		{
+			json: job,
+			binary: { [String(options.binaryPropertyName ?? 'data')]: binary },
+			pairedItem: { item: i },
+		},
+	];
+}

@@ -1,0 +1,43 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { maxRateLimitWaitOption } from '../../../shared/descriptions/common';
+import { buildJobInput, jobInputFields } from '../../../shared/descriptions/jobInput';
+import { ensureGenerationAvailable } from '../../../shared/jobs';
+import type { RunState } from '../../../shared/router';
+import { toItems } from '../../../shared/router';
+import { apiRequest } from '../../../shared/transport';
+
+const show = { resource: ['job'], operation: ['quote'] };
+
+export const description: INodeProperties[] = [
+	...jobInputFields(show),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [maxRateLimitWaitOption],
+	},
+];
+
+/** POST /jobs/quote: what a job would reserve, and whether the account and key can pay. Reserves nothing. */
+export async function execute(
+	this: IExecuteFunctions,
+	i: number,
+	state: RunState,
+): Promise<INodeExecutionData[]> {
+	const input = buildJobInput(this, i);
+	const options = this.getNodeParameter('options', i, {}) as { maxRateLimitWait?: number };
+	await ensureGenerationAvailable(this, input.mode, state, i);
+	const quote = await apiRequest(this, {
+		method: 'POST',
+		path: '/jobs/quote',
+		body: input,
+		itemIndex: i,
+		safeToRetry: true,
+		maxWaitSeconds: options.maxRateLimitWait,
+	});
+	return toItems(quote, i);
+}

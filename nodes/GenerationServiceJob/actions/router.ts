@@ -1,0 +1,15 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { routeItems } from '../../shared/router';
+import * as job from './job';
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return await routeItems(this, {
+		create: job.create,
+		downloadOutput: job.downloadOutput,
+		get: job.get,
+		getMany: job.getMany,
+		quote: job.quote,
+		waitForJob: job.waitForJob,
+	});
+}

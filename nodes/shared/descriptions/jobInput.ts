@@ -1,0 +1,211 @@
+import type {
+	IDataObject,
+	IDisplayOptions,
+	IExecuteFunctions,
+	INodeProperties,
+} from 'n8n-workflow';
+
+type Show = NonNullable<IDisplayOptions['show']>;
+import { NodeOperationError } from 'n8n-workflow';
+
+import {
+	ASPECT_RATIOS,
+	ASSET_ID_PATTERN,
+	MAX_PROMPT_CHARS,
+	MODES,
+	PERSONA_ID_PATTERN,
+	type Mode,
+} from '../constants';
+import { assetLocator, personaLocator } from './pickers';
+
+/**
+ * The JobInput form, defined once for Quote and Create: Mode first, then only the fields that mode
+ * takes. `show` is the displayOptions.show of the operations that use it.
+ */
+export function jobInputFields(show: Show): INodeProperties[] {
+	const forModes = (modes: Mode[], extra: Show = {}): IDisplayOptions => ({
+		show: { ...show, mode: modes, ...extra },
+	});
+	return [
+		{
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'options',
+			noDataExpression: true,
+			displayOptions: { show },
+			options: [
+				{
+					name: 'Character Replacement',
+					value: 'character_replacement',
+					description:
+						'Replace the person in a video with a character (an image or a saved persona); movement, camera and light stay those of the video. 10 credits per started 5 s.',
+				},
+				{
+					name: 'Image to Video',
+					value: 'image_to_video',
+					description: 'Animate an image following a prompt. 8 credits per started 5 s.',
+				},
+				{
+					name: 'Text to Video',
+					value: 'text_to_video',
+					description: 'Generate a scene from a prompt only. 8 credits per started 5 s.',
+				},
+			],
+			default: 'text_to_video',
+		},
+		{
+			...assetLocator(
+				'sourceVideo',
+				'Source Video',
+				'video',
+				'The uploaded video whose person is replaced',
+			),
+			displayOptions: forModes(['character_replacement']),
+		},
+		{
+			displayName: 'Character From',
+			name: 'characterSource',
+			type: 'options',
+			displayOptions: forModes(['character_replacement']),
+			options: [
+				{
+					name: 'Reference Image',
+					value: 'reference',
+					description: 'An uploaded image of the character entering the scene',
+				},
+				{
+					name: 'Saved Persona',
+					value: 'persona',
+					description: 'A character saved in the studio',
+				},
+			],
+			default: 'reference',
+		},
+		{
+			...assetLocator(
+				'referenceImage',
+				'Reference Image',
+				'image',
+				'The uploaded image of the new character',
+			),
+			displayOptions: forModes(['character_replacement'], { characterSource: ['reference'] }),
+		},
+		{
+			...personaLocator('persona', 'Persona', 'The saved character to put in the video'),
+			displayOptions: forModes(['character_replacement'], { characterSource: ['persona'] }),
+		},
+		{
+			...assetLocator('sourceImage', 'Source Image', 'image', 'The uploaded image to animate'),
+			displayOptions: forModes(['image_to_video']),
+		},
+		{
+			displayName: 'Prompt',
+			name: 'prompt',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			required: true,
+			default: '',
+			description: `What should happen in the video (at most ${MAX_PROMPT_CHARS} characters)`,
+			displayOptions: forModes(['image_to_video', 'text_to_video']),
+		},
+		{
+			displayName: 'Duration (Seconds)',
+			name: 'durationSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 30, numberPrecision: 0 },
+			default: 5,
+			description:
+				'Length of the video, 1 to 30 seconds; credits are charged per started 5 seconds',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Aspect Ratio',
+			name: 'aspectRatio',
+			type: 'options',
+			options: [
+				{ name: '9:16 (Vertical)', value: '9:16' },
+				{ name: '16:9 (Horizontal)', value: '16:9' },
+				{ name: '1:1 (Square)', value: '1:1' },
+			],
+			default: '9:16',
+			displayOptions: { show },
+		},
+	];
+}
+
+export interface JobInput extends IDataObject {
+	mode: Mode;
+	prompt?: string;
+	sourceAssetId?: string;
+	referenceAssetId?: string;
+	personaId?: string;
+	durationSeconds: number;
+	aspectRatio: string;
+}
+
+function locatorValue(ctx: IExecuteFunctions, name: string, i: number): string {
+	const value = ctx.getNodeParameter(name, i, '', { extractValue: true }) as string | IDataObject;
+	return (typeof value === 'string' ? value : String(value?.value ?? '')).trim();
+}
+
+/**
+ * Reads the form into a JobInput holding only the chosen mode's fields, and checks it locally
+ * (so a mistake costs no request): names the field that is wrong.
+ */
+export function buildJobInput(ctx: IExecuteFunctions, i: number): JobInput {
+	const node = ctx.getNode();
+	const fail = (message: string) => new NodeOperationError(node, message, { itemIndex: i });
+	const mode = ctx.getNodeParameter('mode', i) as Mode;
+	if (!(MODES as readonly string[]).includes(mode)) {
+		throw fail(`Mode "${mode}" is not one of ${MODES.join(', ')}.`);
+	}
+	const durationSeconds = ctx.getNodeParameter('durationSeconds', i, 5) as number;
+	if (!Number.isInteger(durationSeconds) || durationSeconds < 1 || durationSeconds > 30) {
+		throw fail(`Duration (Seconds) must be a whole number from 1 to 30 (got ${durationSeconds}).`);
+	}
+	const aspectRatio = ctx.getNodeParameter('aspectRatio', i, '9:16') as string;
+	if (!(ASPECT_RATIOS as readonly string[]).includes(aspectRatio)) {
+		throw fail(`Aspect Ratio must be one of ${ASPECT_RATIOS.join(', ')} (got "${aspectRatio}").`);
+	}
+	const input: JobInput = { mode, durationSeconds, aspectRatio };
+	const asset = (param: string, label: string) => {
+		const id = locatorValue(ctx, param, i);
+		if (!id) throw fail(`${label} is required for ${mode}: pick an asset or give its ID.`);
+		if (!new RegExp(ASSET_ID_PATTERN).test(id)) {
+			throw fail(
+				`${label} "${id}" is not an asset ID (asset_ followed by 32 lowercase hex characters).`,
+			);
+		}
+		return id;
+	};
+	const prompt = () => {
+		const text = ctx.getNodeParameter('prompt', i, '') as string;
+		if (!text.trim()) throw fail(`Prompt is required for ${mode}.`);
+		if (text.length > MAX_PROMPT_CHARS) {
+			throw fail(`Prompt is ${text.length} characters long: the limit is ${MAX_PROMPT_CHARS}.`);
+		}
+		return text;
+	};
+	if (mode === 'character_replacement') {
+		input.sourceAssetId = asset('sourceVideo', 'Source Video');
+		const from = ctx.getNodeParameter('characterSource', i, 'reference') as string;
+		if (from === 'persona') {
+			const id = locatorValue(ctx, 'persona', i);
+			if (!id) throw fail('Persona is required when the character comes from a saved persona.');
+			if (!new RegExp(PERSONA_ID_PATTERN).test(id)) {
+				throw fail(
+					`Persona "${id}" is not a persona ID (prs_ followed by 32 lowercase hex characters).`,
+				);
+			}
+			input.personaId = id;
+		} else {
+			input.referenceAssetId = asset('referenceImage', 'Reference Image');
+		}
+	} else if (mode === 'image_to_video') {
+		input.sourceAssetId = asset('sourceImage', 'Source Image');
+		input.prompt = prompt();
+	} else {
+		input.prompt = prompt();
+	}
+	return input;
+}

@@ -1,0 +1,280 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
+import { responses } from '../../emulator/src/schemas';
+import type { Emulated } from '../helpers/emulated';
+import { journalCount, sha256, startEmulated } from '../helpers/emulated';
+import { binaryBytes, runListSearch, runNode } from '../helpers/n8n';
+
+const node = new GenerationServiceJob();
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+
+let env: Emulated;
+beforeEach(async () => {
+	env = await startEmulated();
+});
+afterEach(async () => {
+	await env.close();
+});
+
+function run(parameters: IDataObject, extra: Partial<Parameters<typeof runNode>[0]> = {}) {
+	return runNode({
+		node,
+		parameters: { resource: 'job', ...parameters } as never,
+		credentials: env.credentials,
+		...extra,
+	});
+}
+
+async function fails(promise: Promise<unknown>) {
+	try {
+		await promise;
+	} catch (error) {
+		return error as Error & { context: IDataObject; description?: string };
+	}
+	throw new Error('expected a failure');
+}
+
+const textJob = {
+	mode: 'text_to_video',
+	prompt: 'a cat surfing at dawn',
+	durationSeconds: 5,
+	aspectRatio: '9:16',
+};
+
+describe('Job node against the emulator', () => {
+	it('Quote reserves nothing and returns the price', async () => {
+		const [[item]] = await run({ operation: 'quote', ...textJob, durationSeconds: 6 });
+		responses.quote.parse({ data: item.json });
+		expect(item.json).toMatchObject({
+			mode: 'text_to_video',
+			durationSeconds: 6,
+			reservedCredits: 16,
+			sufficient: true,
+		});
+		expect(env.emu.control.ledger().balance.reserved).toBe(0);
+	});
+
+	it('upload-free character replacement with Wait for Completion outputs the MP4 with a matching sha256', async () => {
+		const before = env.emu.control.ledger().balance;
+		const [[item]] = await run({
+			operation: 'create',
+			mode: 'character_replacement',
+			sourceVideo: rl(env.videoId),
+			characterSource: 'reference',
+			referenceImage: rl(env.imageId),
+			durationSeconds: 10,
+			aspectRatio: '16:9',
+			options: { waitForCompletion: true },
+		});
+		const job = item.json as IDataObject & { output: { sha256: string } };
+		expect(job.state).toBe('succeeded');
+		expect(job.reservedCredits).toBe(20);
+		expect(job.chargedCredits).toBe(16);
+		const bytes = await binaryBytes(item);
+		expect(sha256(bytes)).toBe(job.output.sha256);
+		expect(bytes.toString('latin1', 4, 8)).toBe('ftyp');
+		expect(item.binary!.data).toMatchObject({
+			mimeType: 'video/mp4',
+			fileName: `${String(job.id)}.mp4`,
+		});
+		expect(item.pairedItem).toEqual({ item: 0 });
+		const after = env.emu.control.ledger();
+		expect(after.invariantHolds).toBe(true);
+		expect(before.available - after.balance.available).toBe(16);
+		const created = env.emu.control
+			.journal()
+			.filter((e) => e.method === 'POST' && e.path === '/v1/jobs');
+		expect(created).toHaveLength(1);
+		expect(created[0].idempotencyKey).toBe(job.idempotencyKey);
+		// Sent only the mode's fields: no prompt, no personaId.
+		expect(env.emu.control.jobs()[0].input).toMatchObject({ prompt: '', personaId: null });
+	});
+
+	it('polls about every 5 s: requests = capabilities + create + ceil(T/5)+1 polls + download', async () => {
+		await run({ operation: 'create', ...textJob, options: { waitForCompletion: true } });
+		// job takes 10 s (2 s queued + 8 s running): polls at 5 s and 10 s.
+		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs\/job_[0-9a-f]+$/)).toBe(2);
+		expect(journalCount(env.emu, 'GET', /\/output$/)).toBe(1);
+		expect(env.emu.control.journal()).toHaveLength(5);
+	});
+
+	it('character replacement with a saved persona sends personaId only', async () => {
+		const [[item]] = await run({
+			operation: 'create',
+			mode: 'character_replacement',
+			sourceVideo: rl(env.videoId),
+			characterSource: 'persona',
+			persona: rl(env.personaId),
+			durationSeconds: 5,
+			aspectRatio: '9:16',
+		});
+		expect(item.json.state).toBe('queued');
+		expect(env.emu.control.jobs()[0].input).toMatchObject({
+			personaId: env.personaId,
+			referenceAssetId: null,
+		});
+	});
+
+	it('image to video, then Wait for Job and Download Output as separate operations', async () => {
+		const [[created]] = await run({
+			operation: 'create',
+			mode: 'image_to_video',
+			sourceImage: rl(env.imageId),
+			prompt: 'the character waves',
+			durationSeconds: 5,
+			aspectRatio: '1:1',
+		});
+		const jobId = String(created.json.id);
+		const [[waited]] = await run({
+			operation: 'waitForJob',
+			jobId: rl(jobId),
+			options: { binaryPropertyName: 'video' },
+		});
+		expect(waited.json.state).toBe('succeeded');
+		expect(sha256(await binaryBytes(waited, 'video'))).toBe(
+			(waited.json.output as IDataObject).sha256,
+		);
+		const [[downloaded]] = await run({
+			operation: 'downloadOutput',
+			jobId: rl(jobId),
+			options: {},
+		});
+		expect(sha256(await binaryBytes(downloaded))).toBe((waited.json.output as IDataObject).sha256);
+		const [[part]] = await run({
+			operation: 'downloadOutput',
+			jobId: rl(jobId),
+			options: { range: 'bytes=0-7' },
+		});
+		expect((await binaryBytes(part)).toString('latin1', 4, 8)).toBe('ftyp');
+		expect((await binaryBytes(part)).length).toBe(8);
+		const [[got]] = await run({ operation: 'get', jobId: rl(jobId) });
+		responses.job.parse({ data: got.json });
+		const [many] = await run({ operation: 'getMany', returnAll: true });
+		expect(many.map((i) => i.json.id)).toEqual([jobId]);
+	});
+
+	it('Max Credits refuses without creating: nothing reserved, the error gives the quote', async () => {
+		const error = await fails(
+			run({ operation: 'create', ...textJob, durationSeconds: 30, options: { maxCredits: 20 } }),
+		);
+		expect(error.message).toBe(
+			'The quote is 48 credits, above Max Credits (20): nothing was created and nothing was reserved.',
+		);
+		expect(error.context.quote).toMatchObject({ reservedCredits: 48 });
+		expect(env.emu.control.jobs()).toHaveLength(0);
+		expect(env.emu.control.ledger().balance.reserved).toBe(0);
+		expect(journalCount(env.emu, 'POST', /^\/v1\/jobs$/)).toBe(0);
+	});
+
+	it('Wait for Job timeout names the job, which keeps running', async () => {
+		env.emu.control.scriptJobs([{ queuedMs: 1000, runningMs: 3_600_000 }]);
+		const [[created]] = await run({ operation: 'create', ...textJob });
+		const error = await fails(
+			run({ operation: 'waitForJob', jobId: rl(String(created.json.id)), options: { timeout: 1 } }),
+		);
+		expect(error.message).toContain(
+			`Job ${String(created.json.id)} has not finished after 1 min (state: running)`,
+		);
+		expect(error.message).toContain('use "Get" or "Wait for Job"');
+		expect(env.emu.control.jobs()[0].state).toBe('running');
+	});
+
+	it('a failed job reports its errorCode and the reservation is released', async () => {
+		env.emu.control.scriptJobs([{ outcome: 'failed', errorCode: 'generation_failed' }]);
+		const error = await fails(
+			run({ operation: 'create', ...textJob, options: { waitForCompletion: true } }),
+		);
+		expect(error.message).toMatch(
+			/^Job job_[0-9a-f]{32} failed with error code "generation_failed"\. Its whole reservation \(8 credits\) was returned/,
+		);
+		const { balance, invariantHolds } = env.emu.control.ledger();
+		expect(balance.reserved).toBe(0);
+		expect(balance.spent).toBe(0);
+		expect(invariantHolds).toBe(true);
+	});
+
+	it('a failed job under Continue On Fail outputs the error code and the failed job', async () => {
+		env.emu.control.scriptJobs([{ outcome: 'failed', errorCode: 'generation_failed' }]);
+		const [[item]] = await run(
+			{ operation: 'create', ...textJob, options: { waitForCompletion: true } },
+			{ continueOnFail: true },
+		);
+		expect(item.json).toMatchObject({ code: 'generation_failed', job: { state: 'failed' } });
+		expect(item.pairedItem).toEqual({ item: 0 });
+	});
+
+	it('engine unavailable: clear message before any credit-related request', async () => {
+		env.emu.control.setEngine(false, 'manutenção');
+		const error = await fails(run({ operation: 'create', ...textJob }));
+		expect(error.message).toBe(
+			'The generation engine is unavailable right now (reason: manutenção); no credits were reserved and nothing was created. Try again later.',
+		);
+		expect(journalCount(env.emu, 'POST', /^\/v1\/jobs/)).toBe(0);
+	});
+
+	it('reads capabilities once per node run, not per item', async () => {
+		const items = [{ json: {} }, { json: {} }, { json: {} }];
+		const [out] = await run({ operation: 'quote', ...textJob }, { items });
+		expect(out).toHaveLength(3);
+		expect(journalCount(env.emu, 'GET', /^\/v1\/capabilities$/)).toBe(1);
+	});
+
+	it('the same execution and item replay the same job (n8n "Retry On Fail"): one job, one reservation', async () => {
+		const [[first]] = await run({ operation: 'create', ...textJob });
+		const [[second]] = await run({ operation: 'create', ...textJob });
+		expect(second.json.id).toBe(first.json.id);
+		expect(second.json.replayed).toBe(true);
+		expect(env.emu.control.jobs()).toHaveLength(1);
+		expect(env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
+		const [[third]] = await run({ operation: 'create', ...textJob }, { executionId: 'exec-2' });
+		expect(third.json.id).not.toBe(first.json.id);
+	});
+
+	it('a user Idempotency Key makes re-runs for the same row safe across executions', async () => {
+		const idempotencyKey = ['row', '000042', 'video', 'v1'].join('-');
+		const [[a]] = await run(
+			{ operation: 'create', ...textJob, options: { idempotencyKey } },
+			{ executionId: 'e1' },
+		);
+		const [[b]] = await run(
+			{ operation: 'create', ...textJob, options: { idempotencyKey } },
+			{ executionId: 'e2' },
+		);
+		expect(b.json.id).toBe(a.json.id);
+		expect(b.json.replayed).toBe(true);
+	});
+
+	it('Download Output before the end gives the output_not_ready message', async () => {
+		env.emu.control.scriptJobs([{ queuedMs: 60_000, runningMs: 60_000 }]);
+		const [[created]] = await run({ operation: 'create', ...textJob });
+		const error = await fails(
+			run({ operation: 'downloadOutput', jobId: rl(String(created.json.id)), options: {} }),
+		);
+		expect(error.message).toBe(
+			'The job has not finished, so its video is not ready. Use "Wait for Job" (or Get) until the job has succeeded, then download.',
+		);
+		expect(error.context.errorCode).toBe('output_not_ready');
+	});
+
+	it('job picker lists jobs; asset pickers filter by kind', async () => {
+		await run({ operation: 'create', ...textJob });
+		const jobs = await runListSearch(
+			{ node, parameters: {}, credentials: env.credentials },
+			'searchJobs',
+		);
+		expect(jobs.results).toHaveLength(1);
+		expect(String(jobs.results[0].name)).toContain('text_to_video');
+		const images = await runListSearch(
+			{ node, parameters: {}, credentials: env.credentials },
+			'searchImageAssets',
+		);
+		expect(images.results.map((r) => r.value)).toContain(env.imageId);
+		expect(images.results.map((r) => r.value)).not.toContain(env.videoId);
+		const videos = await runListSearch(
+			{ node, parameters: {}, credentials: env.credentials },
+			'searchVideoAssets',
+		);
+		expect(videos.results.map((r) => r.value)).toEqual([env.videoId]);
+	});
+});
