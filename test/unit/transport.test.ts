@@ -6,10 +6,9 @@ import {
 	apiRequest,
 	apiRequestAllItems,
 	checkBaseUrl,
-	resetRateWindows,
 	sendRequest,
 } from '../../nodes/shared/transport';
-import { installFakeClock } from '../helpers/fake-clock';
+import { useNock } from '../helpers/nock';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { probeNode } from '../helpers/probe-node';
 
@@ -30,29 +29,25 @@ async function callError(fn: (this: IExecuteFunctions) => Promise<unknown>) {
 	try {
 		await call(fn);
 	} catch (error) {
-		return error as Error & { description?: string; httpCode?: string; context: Record<string, unknown> };
+		return error as Error & {
+			description?: string;
+			httpCode?: string;
+			context: Record<string, unknown>;
+		};
 	}
 	throw new Error('expected the call to fail');
 }
 
-let clock: ReturnType<typeof installFakeClock>;
-beforeEach(() => {
-	nock.disableNetConnect();
-	resetRateWindows();
-	clock = installFakeClock();
-});
-afterEach(() => {
-	clock.restore();
-	nock.cleanAll();
-	nock.enableNetConnect();
-});
+const mocked = useNock();
 
 describe('credential', () => {
 	const credential = new GenerationServiceApi();
 
 	it('authenticates with a generic bearer header and tests with GET /me (no scope needed)', () => {
 		expect(credential.name).toBe('generationServiceApi');
-		expect(credential.authenticate.properties.headers?.Authorization).toBe('=Bearer {{$credentials.apiKey}}');
+		expect(credential.authenticate.properties.headers?.Authorization).toBe(
+			'=Bearer {{$credentials.apiKey}}',
+		);
 		expect(credential.test.request.url).toBe('/me');
 		expect(credential.test.request.method).toBe('GET');
 		const apiKey = credential.properties.find((p) => p.name === 'apiKey');
@@ -115,7 +110,7 @@ describe('rate limits', () => {
 			return await apiRequest(this, { method: 'GET', path: '/balance' });
 		});
 		expect(balance).toEqual({ available: 5 });
-		expect(clock.state.sleeps).toEqual([7000]);
+		expect(mocked.clock.state.sleeps).toEqual([7000]);
 	});
 
 	it('fails with a clear error saying when, when Retry-After is over the maximum wait', async () => {
@@ -130,27 +125,35 @@ describe('rate limits', () => {
 			});
 		});
 		expect(scope.isDone()).toBe(true);
-		expect(clock.state.sleeps).toEqual([]);
-		expect(error.message).toContain('Upload limit reached (20 uploads per hour per account). Try again in 3600 s');
+		expect(mocked.clock.state.sleeps).toEqual([]);
+		expect(error.message).toContain(
+			'Upload limit reached (20 uploads per hour per account). Try again in 3600 s',
+		);
 		expect(error.message).toContain('does not wait longer than 60 s');
 		expect(error.context.errorCode).toBe('upload_rate_limit');
 		expect(error.description).toContain('req_1');
 	});
 
 	it('paces on X-RateLimit-Remaining = 0: waits until X-RateLimit-Reset before the next call', async () => {
-		const resetAt = Math.floor(clock.state.now / 1000) + 12;
+		const resetAt = Math.floor(mocked.clock.state.now / 1000) + 12;
 		nock(BASE)
 			.get('/balance')
-			.reply(200, ok({ n: 1 }), { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetAt) })
+			.reply(200, ok({ n: 1 }), {
+				'X-RateLimit-Remaining': '0',
+				'X-RateLimit-Reset': String(resetAt),
+			})
 			.get('/balance')
-			.reply(200, ok({ n: 2 }), { 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': String(resetAt + 60) });
+			.reply(200, ok({ n: 2 }), {
+				'X-RateLimit-Remaining': '59',
+				'X-RateLimit-Reset': String(resetAt + 60),
+			});
 		const result = await call(async function () {
 			const first = await apiRequest(this, { method: 'GET', path: '/balance' });
 			const second = await apiRequest(this, { method: 'GET', path: '/balance' });
 			return { first, second };
 		});
 		expect(result).toEqual({ first: { n: 1 }, second: { n: 2 } });
-		expect(clock.state.sleeps).toEqual([12000]);
+		expect(mocked.clock.state.sleeps).toEqual([12000]);
 	});
 });
 
@@ -174,7 +177,7 @@ describe('retries', () => {
 		});
 		expect(job).toEqual({ id: 'job_1' });
 		expect(keys).toEqual([JOB_KEY, JOB_KEY]);
-		expect(clock.state.sleeps).toHaveLength(1);
+		expect(mocked.clock.state.sleeps).toHaveLength(1);
 	});
 
 	it('retries a connection reset with the same key, 3 tries in all, with growing backoff', async () => {
@@ -187,9 +190,11 @@ describe('retries', () => {
 				idempotencyKey: JOB_KEY,
 			});
 		});
-		expect(error.message).toContain('Could not reach the Generation Service: the connection was reset for POST /jobs after 3 tries');
+		expect(error.message).toContain(
+			'Could not reach the Generation Service: the connection was reset for POST /jobs after 3 tries',
+		);
 		expect(error.message).toContain(`reuses the Idempotency-Key ${JOB_KEY}`);
-		expect(clock.state.sleeps).toEqual([375, 750]);
+		expect(mocked.clock.state.sleeps).toEqual([375, 750]);
 	});
 
 	it('never retries a 4xx', async () => {
@@ -204,7 +209,7 @@ describe('retries', () => {
 		});
 		expect(scope.isDone()).toBe(true);
 		expect(error.context.errorCode).toBe('insufficient_credits');
-		expect(clock.state.sleeps).toEqual([]);
+		expect(mocked.clock.state.sleeps).toEqual([]);
 	});
 
 	it('does not retry a 5xx POST without an Idempotency-Key', async () => {
@@ -233,7 +238,11 @@ describe('pagination', () => {
 			.query({ limit: '100', cursor: 'c2' })
 			.reply(200, page(200, 5, null));
 		const result = await call(async function () {
-			const items = await apiRequestAllItems(this, { method: 'GET', path: '/jobs' }, { returnAll: true });
+			const items = await apiRequestAllItems(
+				this,
+				{ method: 'GET', path: '/jobs' },
+				{ returnAll: true },
+			);
 			return { count: items.length };
 		});
 		expect(result).toEqual({ count: 205 });
@@ -246,7 +255,11 @@ describe('pagination', () => {
 			.query({ limit: '30' })
 			.reply(200, page(0, 30, 'c1'));
 		const result = await call(async function () {
-			const items = await apiRequestAllItems(this, { method: 'GET', path: '/jobs' }, { returnAll: false, limit: 30 });
+			const items = await apiRequestAllItems(
+				this,
+				{ method: 'GET', path: '/jobs' },
+				{ returnAll: false, limit: 30 },
+			);
 			return { count: items.length };
 		});
 		expect(result).toEqual({ count: 30 });
@@ -262,7 +275,11 @@ describe('pagination', () => {
 			.query({ limit: '20', cursor: 'c1' })
 			.reply(200, page(100, 20, 'c2'));
 		const result = await call(async function () {
-			const items = await apiRequestAllItems(this, { method: 'GET', path: '/jobs' }, { returnAll: false, limit: 120 });
+			const items = await apiRequestAllItems(
+				this,
+				{ method: 'GET', path: '/jobs' },
+				{ returnAll: false, limit: 120 },
+			);
 			return { count: items.length };
 		});
 		expect(result).toEqual({ count: 120 });
@@ -272,7 +289,11 @@ describe('pagination', () => {
 
 describe('responses that are not the envelope', () => {
 	it.each([
-		['an HTML page from a proxy', '<html><body>502 Bad Gateway</body></html>', { 'Content-Type': 'text/html' }],
+		[
+			'an HTML page from a proxy',
+			'<html><body>502 Bad Gateway</body></html>',
+			{ 'Content-Type': 'text/html' },
+		],
 		['an empty body', '', {}],
 		['non-JSON text', 'upstream connect error', { 'Content-Type': 'text/plain' }],
 	])('a 4xx with %s gives a clear error', async (_name, body, headers) => {
@@ -296,7 +317,10 @@ describe('responses that are not the envelope', () => {
 
 describe('the key never leaks', () => {
 	it.each([
-		['401 invalid_api_key', () => nock(BASE).get('/balance').reply(401, errorBody('invalid_api_key'))],
+		[
+			'401 invalid_api_key',
+			() => nock(BASE).get('/balance').reply(401, errorBody('invalid_api_key')),
+		],
 		['connection reset', () => nock(BASE).get('/balance').times(3).replyWithError(reset())],
 		['HTML body', () => nock(BASE).get('/balance').reply(502, '<html>bad gateway</html>')],
 	])('is absent from the error of a %s', async (_name, setup) => {
@@ -304,7 +328,11 @@ describe('the key never leaks', () => {
 		const error = await callError(async function () {
 			return await apiRequest(this, { method: 'GET', path: '/balance' });
 		});
-		const serialized = JSON.stringify(error) + String(error.message) + String(error.description) + String(error.stack);
+		const serialized =
+			JSON.stringify(error) +
+			String(error.message) +
+			String(error.description) +
+			String(error.stack);
 		expect(serialized).not.toContain(TEST_KEY);
 		expect(serialized).not.toContain(TEST_KEY.split('.')[1]);
 	});

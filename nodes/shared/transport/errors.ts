@@ -10,6 +10,8 @@ export interface ServiceErrorInfo {
 	serviceMessage: string;
 	requestId: string | null;
 	retryAfterSeconds?: number;
+	/** When the wait ends (ms since epoch), as measured by the transport's clock. */
+	retryAt?: number;
 }
 
 export interface ErrorContext {
@@ -25,7 +27,8 @@ type MessageFn = (info: ServiceErrorInfo, ctx: ErrorContext) => string;
 
 const retryHint = (info: ServiceErrorInfo) =>
 	info.retryAfterSeconds !== undefined
-		? ` Try again in ${info.retryAfterSeconds} s (after ${new Date(Date.now() + info.retryAfterSeconds * 1000).toISOString()}).`
+		? ` Try again in ${info.retryAfterSeconds} s` +
+			(info.retryAt !== undefined ? ` (after ${new Date(info.retryAt).toISOString()}).` : '.')
 		: ' Try again later.';
 
 /**

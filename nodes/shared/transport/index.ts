@@ -246,6 +246,7 @@ function tooLongWait(
 				requestId: null,
 			};
 	info.retryAfterSeconds = seconds;
+	info.retryAt = clock.now() + seconds * 1000;
 	const error = serviceError(ctx.getNode(), info, {
 		method: request.method,
 		path: request.path,
