@@ -1,0 +1,1 @@
+export function record(kind: 'fault' | 'badInput' | 'secrets', data: Record<string, unknown>): void;
