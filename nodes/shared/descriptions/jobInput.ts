@@ -8,14 +8,8 @@ import type {
 type Show = NonNullable<IDisplayOptions['show']>;
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	ASPECT_RATIOS,
-	ASSET_ID_PATTERN,
-	MAX_PROMPT_CHARS,
-	MODES,
-	PERSONA_ID_PATTERN,
-	type Mode,
-} from '../constants';
+import { ASPECT_RATIOS, MAX_PROMPT_CHARS, MODES, type Mode } from '../constants';
+import { readId } from '../ids';
 import { assetLocator, personaLocator } from './pickers';
 
 /**
@@ -143,11 +137,6 @@ export interface JobInput extends IDataObject {
 	aspectRatio: string;
 }
 
-function locatorValue(ctx: IExecuteFunctions, name: string, i: number): string {
-	const value = ctx.getNodeParameter(name, i, '', { extractValue: true }) as string | IDataObject;
-	return (typeof value === 'string' ? value : String(value?.value ?? '')).trim();
-}
-
 /**
  * Reads the form into a JobInput holding only the chosen mode's fields, and checks it locally
  * (so a mistake costs no request): names the field that is wrong.
@@ -168,16 +157,7 @@ export function buildJobInput(ctx: IExecuteFunctions, i: number): JobInput {
 		throw fail(`Aspect Ratio must be one of ${ASPECT_RATIOS.join(', ')} (got "${aspectRatio}").`);
 	}
 	const input: JobInput = { mode, durationSeconds, aspectRatio };
-	const asset = (param: string, label: string) => {
-		const id = locatorValue(ctx, param, i);
-		if (!id) throw fail(`${label} is required for ${mode}: pick an asset or give its ID.`);
-		if (!new RegExp(ASSET_ID_PATTERN).test(id)) {
-			throw fail(
-				`${label} "${id}" is not an asset ID (asset_ followed by 32 lowercase hex characters).`,
-			);
-		}
-		return id;
-	};
+	const asset = (param: string, label: string) => readId(ctx, param, 'asset', i, label);
 	const prompt = () => {
 		const text = ctx.getNodeParameter('prompt', i, '') as string;
 		if (!text.trim()) throw fail(`Prompt is required for ${mode}.`);
@@ -190,13 +170,7 @@ export function buildJobInput(ctx: IExecuteFunctions, i: number): JobInput {
 		input.sourceAssetId = asset('sourceVideo', 'Source Video');
 		const from = ctx.getNodeParameter('characterSource', i, 'reference') as string;
 		if (from === 'persona') {
-			const id = locatorValue(ctx, 'persona', i);
-			if (!id) throw fail('Persona is required when the character comes from a saved persona.');
-			if (!new RegExp(PERSONA_ID_PATTERN).test(id)) {
-				throw fail(
-					`Persona "${id}" is not a persona ID (prs_ followed by 32 lowercase hex characters).`,
-				);
-			}
+			const id = readId(ctx, 'persona', 'persona', i, 'Persona');
 			input.personaId = id;
 		} else {
 			input.referenceAssetId = asset('referenceImage', 'Reference Image');

@@ -81,7 +81,8 @@ export async function readUploadSource(
 ): Promise<UploadSource> {
 	const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName);
 	const fileName = overrides.fileName || binary.fileName || 'upload';
-	const mimeType = (overrides.mimeType || binary.mimeType || '').toLowerCase();
+	// A type like "image/jpeg; charset=binary" is sent and checked without its parameters.
+	const mimeType = (overrides.mimeType || binary.mimeType || '').split(';')[0].trim().toLowerCase();
 	if (binary.id) {
 		const id = binary.id;
 		const metadata = await ctx.helpers.getBinaryMetadata(id);

@@ -468,7 +468,15 @@ export async function apiRequestAllItems<T = IDataObject>(
 	paging: { returnAll: boolean; limit?: number },
 	onPage?: (page: Page<T>) => void,
 ): Promise<T[]> {
-	const wanted = paging.returnAll ? Infinity : Math.max(1, paging.limit ?? 50);
+	const limit = paging.limit ?? 50;
+	if (!paging.returnAll && (!Number.isInteger(limit) || limit < 1)) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Limit must be a whole number of at least 1 (got ${limit}), or turn on Return All.`,
+			{ itemIndex: request.itemIndex },
+		);
+	}
+	const wanted = paging.returnAll ? Infinity : limit;
 	const items: T[] = [];
 	let cursor: string | null = null;
 	do {

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { jobLocator } from '../../../shared/descriptions/pickers';
+import { readId } from '../../../shared/ids';
 import { toItems } from '../../../shared/router';
 import { apiRequest } from '../../../shared/transport';
 
@@ -12,7 +13,7 @@ export const description: INodeProperties[] = [
 ];
 
 export function readJobId(ctx: IExecuteFunctions, i: number): string {
-	return String(ctx.getNodeParameter('jobId', i, '', { extractValue: true })).trim();
+	return readId(ctx, 'jobId', 'job', i, 'Job');
 }
 
 /** GET /jobs/{id} (jobs:read): state, credits reserved and charged, output. */
