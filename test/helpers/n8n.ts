@@ -163,19 +163,39 @@ export async function runListSearch(
 	return await fn.call(context, filter, paginationToken);
 }
 
-/** Calls a polling trigger's poll() with persistent static data across calls. */
-export async function runPoll(run: NodeRun) {
+/**
+ * Calls a polling trigger's poll() once, as n8n's poll tick does (mode 'trigger', or 'manual' for a
+ * test run). `staticData` is the workflow's static data before the call; the returned `staticData` is
+ * a JSON copy of it afterwards (what n8n would save), so passing it to the next call also models a
+ * restart. `dataChanged` tells whether the node wrote to it. `pollBudgetMs` is what
+ * getPollBudgetMs() answers (n8n's default: 5 min).
+ */
+export async function runPoll(run: NodeRun & { pollBudgetMs?: number }) {
 	await initBinaryData();
-	const { workflow, node, additionalData } = makeWorkflow(run);
+	const staticData = JSON.parse(JSON.stringify(run.staticData ?? {})) as IDataObject;
+	const { workflow, node, additionalData } = makeWorkflow({ ...run, staticData });
+	const mode = run.mode ?? 'trigger';
+	const budget = run.pollBudgetMs;
 	const context = new PollContext(
 		workflow,
 		node,
 		additionalData,
-		run.mode ?? 'trigger',
-		'activate',
+		mode,
+		mode === 'manual' ? 'manual' : 'activate',
+		undefined,
+		undefined,
+		undefined,
+		undefined,
+		undefined,
+		budget === undefined ? undefined : () => budget,
 	);
 	const result = await run.node.poll!.call(context);
-	return { result, staticData: workflow.staticData };
+	const observed = workflow.staticData as IDataObject & { __dataChanged?: boolean };
+	return {
+		result,
+		staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject,
+		dataChanged: observed.__dataChanged === true,
+	};
 }
 
 /** The bytes of an output binary, wherever n8n stored them (filesystem mode keeps only an id in the item). */
