@@ -1,0 +1,89 @@
+// `npm run demo`: build and pack the package, start the local emulator, prepare a real n8n (the first run
+// installs it into ~/.cache, with progress), import a credential pointing at the emulator and run the
+// character-replacement example. Prints a short report; the MP4 lands in ./demo-output/.
+//
+// Run with `node --import tsx scripts/demo.mjs` (the emulator is TypeScript).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { ensureHost } from './n8n-host.mjs';
+import { REPO, loadExample, openInstance, outputOf, packOnce, startEmulator } from '../test/e2e/harness.mjs';
+
+const say = (msg) => process.stdout.write(`${msg}\n`);
+const version = process.env.GS_DEMO_HOST || '2';
+
+async function main() {
+	say('1/5 build and pack the package (as users get it from npm)…');
+	const tarball = await packOnce();
+	say(`    ${path.relative(REPO, tarball) || tarball}`);
+
+	say('2/5 start the local Generation Service emulator…');
+	const emu = await startEmulator({ jobTiming: { queuedMs: 1000, runningMs: 4000 } });
+	say(`    ${emu.baseUrl}`);
+
+	say(`3/5 prepare real n8n (host ${version}; the first run installs it, a few minutes)…`);
+	const host = await ensureHost({ version });
+	say(`    n8n ${host.n8nVersion} in ${host.dir}`);
+
+	const outDir = path.join(REPO, 'demo-output');
+	fs.mkdirSync(outDir, { recursive: true });
+	const inst = await openInstance({ version, fileAccessDir: REPO });
+	try {
+		await inst.installPackage(tarball);
+		say('4/5 import the credential (emulator) and the character-replacement workflow…');
+		await inst.importCredentials([
+			{
+				id: 'gsEmulatorCred',
+				name: 'Generation Service (local emulator)',
+				type: 'generationServiceApi',
+				data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
+			},
+		]);
+		const wf = loadExample('character-replacement.json');
+		for (const node of wf.nodes.filter((n) => n.name === 'Paths')) {
+			for (const a of node.parameters.assignments.assignments) {
+				if (a.name === 'samplesDir') a.value = path.join(REPO, 'examples', 'samples');
+				if (a.name === 'outputDir') a.value = outDir;
+			}
+		}
+		await inst.importWorkflow(wf);
+		const before = emu.control.ledger().balance;
+
+		say('5/5 execute it in n8n…');
+		const res = await inst.execute(wf.id, { timeoutMs: 300_000 });
+		if (!res.ok) {
+			say(`The workflow failed: ${JSON.stringify(res.error ?? res.stderr.slice(-2000), null, 2)}`);
+			process.exitCode = 1;
+			return;
+		}
+		const quote = outputOf(res, 'Quote')[0];
+		const job = outputOf(res, 'Wait for Job')[0];
+		const after = emu.control.ledger();
+		const file = path.join(outDir, `${job.id}.mp4`);
+		const bytes = fs.readFileSync(file);
+		const sha = createHash('sha256').update(bytes).digest('hex');
+		const verified = sha === job.output.sha256 && bytes.toString('latin1', 4, 8) === 'ftyp';
+		say('');
+		say('Demo report');
+		say(`  job               ${job.id}`);
+		say(`  state             ${job.state}`);
+		say(`  credits quoted    ${quote.reservedCredits}`);
+		say(`  credits reserved  ${job.reservedCredits}`);
+		say(`  credits charged   ${job.chargedCredits}`);
+		say(`  balance before    ${before.available} available`);
+		say(`  balance after     ${after.balance.available} available (ledger invariant ${after.invariantHolds ? 'holds' : 'BROKEN'})`);
+		say(`  sha256 verified   ${verified ? 'yes' : 'NO'} (${sha})`);
+		say(`  MP4 written       ${path.relative(process.cwd(), file)} (${bytes.length} bytes)`);
+		say(`  n8n execute       ${(res.ms / 1000).toFixed(1)} s, peak RSS ${Math.round((res.peakRssBytes ?? 0) / 2 ** 20)} MB`);
+		if (!verified || !after.invariantHolds || job.state !== 'succeeded') process.exitCode = 1;
+	} finally {
+		await inst.close();
+		await emu.close();
+	}
+}
+
+main().catch((error) => {
+	process.stderr.write(`${error.stack ?? error}\n`);
+	process.exitCode = 1;
+});
