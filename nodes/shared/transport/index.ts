@@ -111,14 +111,37 @@ function describeTransportFailure(code: string | undefined): string {
 	}
 }
 
-function findErrorCode(error: unknown, depth = 0): string | undefined {
-	if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
-	const e = error as { code?: unknown; cause?: unknown; message?: unknown };
+const TRANSIENT_TEXT: Array<[RegExp, string]> = [
+	[/ECONNRESET|socket hang up|\baborted\b|closed unexpectedly|terminated/i, 'ECONNRESET'],
+	[/ETIMEDOUT|ECONNABORTED|timeout of \d+ms|timed out/i, 'ETIMEDOUT'],
+	[/ECONNREFUSED|refused the connection/i, 'ECONNREFUSED'],
+	[/EPIPE/, 'EPIPE'],
+	[/EAI_AGAIN/, 'EAI_AGAIN'],
+];
+
+/**
+ * The transport failure behind an error thrown by n8n's HTTP helper. n8n wraps it differently across
+ * versions (cause, errorResponse, or only a rewritten message), so look at codes first, then at texts.
+ */
+function findErrorCode(error: unknown, depth = 0, seen = new Set<unknown>()): string | undefined {
+	if (depth > 6 || typeof error !== 'object' || error === null || seen.has(error)) return undefined;
+	seen.add(error);
+	const e = error as Record<string, unknown>;
 	if (typeof e.code === 'string' && (TRANSIENT_CODES.has(e.code) || e.code === 'ERR_CANCELED')) {
 		return e.code;
 	}
-	if (e.message === 'aborted' || e.message === 'socket hang up') return 'ECONNRESET';
-	return findErrorCode(e.cause, depth + 1);
+	if (e.name === 'AbortError' || e.name === 'CanceledError') return 'ERR_CANCELED';
+	for (const key of ['cause', 'errorResponse', 'error', 'reason', 'originalError']) {
+		const found = findErrorCode(e[key], depth + 1, seen);
+		if (found) return found;
+	}
+	const texts = [e.message, e.description, ...(Array.isArray(e.messages) ? e.messages : [])];
+	for (const text of texts) {
+		if (typeof text !== 'string') continue;
+		const hit = TRANSIENT_TEXT.find(([re]) => re.test(text));
+		if (hit) return hit[1];
+	}
+	return undefined;
 }
 
 function cancelSignal(ctx: ServiceContext): AbortSignal | undefined {
