@@ -1,0 +1,355 @@
+/**
+ * Fault matrix scenarios: faults injected by the emulator on real HTTP, driven through the Job node.
+ * Each asserts the jobs that exist, the credits reserved/charged, the ledger invariant, and the output
+ * or the error message. Shared by the fault-matrix suite and the secrets suite (which reruns them all
+ * with a recognisable key).
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
+import type { EmulatorOptions } from '../../emulator/src';
+import type { Emulated } from '../helpers/emulated';
+import { sha256, startEmulated } from '../helpers/emulated';
+import { binaryBytes, runNode } from '../helpers/n8n';
+
+const jobNode = new GenerationServiceJob();
+export const textJob = {
+	mode: 'text_to_video',
+	prompt: 'a lighthouse in a storm',
+	durationSeconds: 5,
+	aspectRatio: '9:16',
+};
+
+export interface FaultRun {
+	env: Emulated;
+	/** Shared with the scenario's emulator options (e.g. the key to revoke). */
+	ctl: { keyId: string };
+	/** Every output item and error the scenario saw (for the secrets suite). */
+	seen: unknown[];
+	runJob(
+		parameters: IDataObject,
+		extra?: Partial<Parameters<typeof runNode>[0]>,
+	): Promise<INodeExecutionData[][]>;
+	failure(promise: Promise<unknown>): Promise<Error & { context: IDataObject }>;
+	books(): {
+		jobs: number;
+		reserves: number;
+		reserved: number;
+		spent: number;
+		invariantHolds: boolean;
+	};
+}
+
+export interface FaultOutcome {
+	duplicateJobs: number;
+	lostOutputs: number;
+}
+
+export interface Fault {
+	name: string;
+	emulator?: (ctl: { keyId: string }) => EmulatorOptions;
+	run(f: FaultRun): Promise<FaultOutcome>;
+}
+
+/** Starts an emulator, makes `secret` (if given) a valid key there, and runs one scenario. */
+export async function runFault(
+	fault: Fault,
+	secret?: string,
+): Promise<FaultOutcome & { seen: unknown[] }> {
+	const ctl = { keyId: '' };
+	const env = await startEmulated(fault.emulator?.(ctl) ?? {});
+	const apiKey = secret ? env.emu.control.createKey({ secret }).secret : env.credentials.apiKey;
+	const seen: unknown[] = [];
+	const f: FaultRun = {
+		env,
+		ctl,
+		seen,
+		runJob: async (parameters, extra = {}) => {
+			const out = await runNode({
+				node: jobNode,
+				parameters: { resource: 'job', ...parameters } as never,
+				credentials: { ...env.credentials, apiKey },
+				...extra,
+			});
+			seen.push(out);
+			return out;
+		},
+		failure: async (promise) => {
+			try {
+				await promise;
+			} catch (error) {
+				seen.push(error);
+				return error as Error & { context: IDataObject };
+			}
+			throw new Error('expected a failure');
+		},
+		books: () => {
+			const { balance, entries, invariantHolds } = env.emu.control.ledger();
+			return {
+				jobs: env.emu.control.jobs().length,
+				reserves: entries.filter((e) => e.kind === 'reserve').length,
+				reserved: balance.reserved,
+				spent: balance.spent,
+				invariantHolds,
+			};
+		},
+	};
+	try {
+		const outcome = await fault.run(f);
+		return { ...outcome, seen };
+	} finally {
+		await env.close();
+	}
+}
+
+const none = { duplicateJobs: 0, lostOutputs: 0 };
+
+async function outputMatches(item: INodeExecutionData): Promise<boolean> {
+	return sha256(await binaryBytes(item)) === (item.json.output as IDataObject).sha256;
+}
+
+export const FAULTS: Fault[] = [
+	{
+		name: 'connection reset after POST /v1/jobs was committed → retried with the same key, replayed: one job, one reservation',
+		run: async (f) => {
+			f.env.emu.control.injectFault({
+				method: 'POST',
+				path: '/v1/jobs',
+				action: 'reset_after_commit',
+			});
+			const [[item]] = await f.runJob({ operation: 'create', ...textJob });
+			const posts = f.env.emu.control
+				.journal()
+				.filter((e) => e.method === 'POST' && e.path === '/v1/jobs');
+			expect(posts).toHaveLength(2);
+			expect(posts[0].idempotencyKey).toBe(posts[1].idempotencyKey);
+			expect(item.json.replayed).toBe(true);
+			expect(f.books()).toEqual({
+				jobs: 1,
+				reserves: 1,
+				reserved: 8,
+				spent: 0,
+				invariantHolds: true,
+			});
+			return { duplicateJobs: f.books().jobs - 1, lostOutputs: 0 };
+		},
+	},
+	{
+		name: '500 before commit on create → retried, one job',
+		run: async (f) => {
+			f.env.emu.control.injectFault({
+				method: 'POST',
+				path: '/v1/jobs',
+				action: 'error_500_before_commit',
+			});
+			const [[item]] = await f.runJob({ operation: 'create', ...textJob });
+			expect(item.json).toMatchObject({ state: 'queued', replayed: false });
+			expect(f.books()).toEqual({
+				jobs: 1,
+				reserves: 1,
+				reserved: 8,
+				spent: 0,
+				invariantHolds: true,
+			});
+			return { duplicateJobs: f.books().jobs - 1, lostOutputs: 0 };
+		},
+	},
+	...['/v1/jobs/quote', '/v1/jobs'].map(
+		(path): Fault => ({
+			name: `503 engine_unavailable on ${path} → clear error, nothing reserved`,
+			run: async (f) => {
+				f.env.emu.control.injectFault({
+					method: 'POST',
+					path,
+					action: 'error_503',
+					code: 'engine_unavailable',
+					times: 5,
+				});
+				const error = await f.failure(
+					f.runJob({ operation: path.endsWith('quote') ? 'quote' : 'create', ...textJob }),
+				);
+				expect(error.message).toBe(
+					'The generation engine is unavailable right now; no credits were reserved. Try again later (see Get Capabilities for the reason).',
+				);
+				expect(f.books()).toEqual({
+					jobs: 0,
+					reserves: 0,
+					reserved: 0,
+					spent: 0,
+					invariantHolds: true,
+				});
+				return none;
+			},
+		}),
+	),
+	{
+		name: '429 storm on create and on polls → completes, never requests before Retry-After',
+		run: async (f) => {
+			f.env.emu.control.injectFault({
+				method: 'POST',
+				path: '/v1/jobs',
+				action: 'rate_limit',
+				retryAfter: 3,
+				times: 3,
+			});
+			f.env.emu.control.injectFault({
+				method: 'GET',
+				path: /^\/v1\/jobs\/job_[0-9a-f]+$/,
+				action: 'rate_limit',
+				retryAfter: 7,
+				times: 2,
+			});
+			const [[item]] = await f.runJob({
+				operation: 'create',
+				...textJob,
+				options: { waitForCompletion: true },
+			});
+			expect(item.json.state).toBe('succeeded');
+			expect(await outputMatches(item)).toBe(true);
+			const journal = f.env.emu.control.journal();
+			let limited = 0;
+			journal.forEach((entry, i) => {
+				if (entry.status !== 429) return;
+				limited++;
+				const retryAfter = entry.method === 'POST' ? 3 : 7;
+				const next = journal
+					.slice(i + 1)
+					.find((e) => e.method === entry.method && e.path === entry.path);
+				expect(next!.at - entry.at).toBeGreaterThanOrEqual(retryAfter * 1000);
+			});
+			expect(limited).toBe(5);
+			expect(f.books()).toMatchObject({ jobs: 1, reserves: 1, invariantHolds: true });
+			return { duplicateJobs: f.books().jobs - 1, lostOutputs: 0 };
+		},
+	},
+	{
+		name: 'download of the output truncated mid-stream → fetched again, sha256 matches',
+		run: async (f) => {
+			f.env.emu.control.setOutputBytes(256 * 1024);
+			f.env.emu.control.injectFault({
+				method: 'GET',
+				path: /\/output$/,
+				action: 'truncate',
+				afterBytes: 100_000,
+			});
+			const [[item]] = await f.runJob({
+				operation: 'create',
+				...textJob,
+				options: { waitForCompletion: true },
+			});
+			expect((await binaryBytes(item)).length).toBe(256 * 1024);
+			expect(await outputMatches(item)).toBe(true);
+			expect(f.env.emu.control.journal().filter((e) => e.path.endsWith('/output'))).toHaveLength(2);
+			return none;
+		},
+	},
+	{
+		name: 'a corrupted output body every time → sha256 mismatch error, no file output',
+		run: async (f) => {
+			f.env.emu.control.injectFault({
+				method: 'GET',
+				path: /\/output$/,
+				action: 'corrupt',
+				times: 3,
+			});
+			const error = await f.failure(
+				f.runJob({ operation: 'create', ...textJob, options: { waitForCompletion: true } }),
+			);
+			expect(error.message).toMatch(
+				/^Download failed after 3 tries: the downloaded file's sha256 \([0-9a-f]{64}\) does not match the service's output.sha256 \([0-9a-f]{64}\)\. No file was output\./,
+			);
+			// Not lost: the job succeeded and its output stays downloadable on the service.
+			expect(f.env.emu.control.jobs()[0].state).toBe('succeeded');
+			return none;
+		},
+	},
+	{
+		name: 'a corrupted output body once → fetched again, the file is right',
+		run: async (f) => {
+			f.env.emu.control.injectFault({
+				method: 'GET',
+				path: /\/output$/,
+				action: 'corrupt',
+				times: 1,
+			});
+			const [[item]] = await f.runJob({
+				operation: 'create',
+				...textJob,
+				options: { waitForCompletion: true },
+			});
+			expect(await outputMatches(item)).toBe(true);
+			return none;
+		},
+	},
+	{
+		name: 'key revoked in the middle of a batch → clear 401 error, no retry loop',
+		// The emulator calls onChange after each request: revoke the key once the first job exists.
+		emulator: (ctl) => ({
+			onChange: (control) => {
+				if (ctl.keyId && control.jobs().length >= 1) {
+					const id = ctl.keyId;
+					ctl.keyId = '';
+					control.revokeKey(id);
+				}
+			},
+		}),
+		run: async (f) => {
+			const key = f.env.emu.control.createKey({});
+			f.ctl.keyId = key.keyId;
+			const error = await f.failure(
+				f.runJob(
+					{ operation: 'create', ...textJob, prompt: '={{ "scene " + $json.n }}' },
+					{
+						items: [{ json: { n: 1 } }, { json: { n: 2 } }, { json: { n: 3 } }],
+						credentials: { ...f.env.credentials, apiKey: key.secret },
+					},
+				),
+			);
+			expect(error.message).toBe(
+				'The API key was refused: it is wrong, expired or revoked. Create a new key in the dashboard and update the credential.',
+			);
+			expect(f.env.emu.control.journal().filter((e) => e.status === 401)).toHaveLength(1);
+			expect(f.books().jobs).toBe(1);
+			return none;
+		},
+	},
+	{
+		name: 'account frozen between quote and create → billing_financial_review message, nothing reserved',
+		run: async (f) => {
+			const [[quote]] = await f.runJob({ operation: 'quote', ...textJob });
+			expect(quote.json.sufficient).toBe(true);
+			f.env.emu.control.freeze(true);
+			const error = await f.failure(f.runJob({ operation: 'create', ...textJob }));
+			expect(error.message).toBe(
+				'The account is frozen for a financial review, so new generations are blocked (running jobs still finish). Resolve the pending payment matter in the dashboard.',
+			);
+			expect(error.context.errorCode).toBe('billing_financial_review');
+			expect(f.books()).toEqual({
+				jobs: 0,
+				reserves: 0,
+				reserved: 0,
+				spent: 0,
+				invariantHolds: true,
+			});
+			return none;
+		},
+	},
+	{
+		name: 'a job that fails → whole reservation released, the node reports the errorCode',
+		run: async (f) => {
+			f.env.emu.control.scriptJobs([{ outcome: 'failed', errorCode: 'content_policy' }]);
+			const error = await f.failure(
+				f.runJob({ operation: 'create', ...textJob, options: { waitForCompletion: true } }),
+			);
+			expect(error.context.errorCode).toBe('content_policy');
+			expect(f.books()).toEqual({
+				jobs: 1,
+				reserves: 1,
+				reserved: 0,
+				spent: 0,
+				invariantHolds: true,
+			});
+			return none;
+		},
+	},
+];
