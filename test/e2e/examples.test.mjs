@@ -41,127 +41,153 @@ function jobPosts(emu) {
 }
 
 for (const version of e2eHosts()) {
-	describe(`examples in real n8n, host ${version}`, { timeout: INSTALL_TIMEOUT_MS + 15 * 60_000 }, () => {
-		let inst;
-		let emu;
-		let files;
-		before(
-			async () => {
-				await ensureHost({ version });
-				files = fs.mkdtempSync(path.join(os.tmpdir(), `gs-e2e-files-${version}-`));
-				fs.cpSync(path.join(REPO, 'examples', 'samples'), path.join(files, 'samples'), { recursive: true });
-				fs.mkdirSync(path.join(files, 'out'));
-				inst = await openInstance({ version, fileAccessDir: files });
-				await inst.installPackage(await packOnce());
-				emu = await startEmulator({ jobTiming: { queuedMs: 500, runningMs: 2500 } });
-				await inst.importCredentials([
-					{
-						id: CREDENTIAL_ID,
-						name: 'Generation Service (local emulator)',
-						type: 'generationServiceApi',
-						data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
-					},
-				]);
-			},
-			{ timeout: INSTALL_TIMEOUT_MS },
-		);
-		after(async () => {
-			await emu?.close();
-			await inst?.close();
-			if (files) fs.rmSync(files, { recursive: true, force: true });
-		});
+	describe(
+		`examples in real n8n, host ${version}`,
+		{ timeout: INSTALL_TIMEOUT_MS + 15 * 60_000 },
+		() => {
+			let inst;
+			let emu;
+			let files;
+			before(
+				async () => {
+					await ensureHost({ version });
+					files = fs.mkdtempSync(path.join(os.tmpdir(), `gs-e2e-files-${version}-`));
+					fs.cpSync(path.join(REPO, 'examples', 'samples'), path.join(files, 'samples'), {
+						recursive: true,
+					});
+					fs.mkdirSync(path.join(files, 'out'));
+					inst = await openInstance({ version, fileAccessDir: files });
+					await inst.installPackage(await packOnce());
+					emu = await startEmulator({ jobTiming: { queuedMs: 500, runningMs: 2500 } });
+					await inst.importCredentials([
+						{
+							id: CREDENTIAL_ID,
+							name: 'Generation Service (local emulator)',
+							type: 'generationServiceApi',
+							data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
+						},
+					]);
+				},
+				{ timeout: INSTALL_TIMEOUT_MS },
+			);
+			after(async () => {
+				await emu?.close();
+				await inst?.close();
+				if (files) fs.rmSync(files, { recursive: true, force: true });
+			});
 
-		it('character replacement: upload → quote → create → wait → MP4 on disk', async (t) => {
-			emu.control.clearJournal();
-			const before = emu.control.ledger().balance;
-			const wf = withPaths(loadExample('character-replacement.json'), path.join(files, 'samples'), path.join(files, 'out'));
-			await inst.importWorkflow(wf);
-			const res = await inst.execute(wf.id, { timeoutMs: 180_000 });
-			assertRunOk(t, res);
-			const quote = outputOf(res, 'Quote')[0];
-			const [job] = outputOf(res, 'Wait for Job');
-			assert.equal(job.state, 'succeeded');
-			assert.equal(quote.reservedCredits, 10);
-			assert.equal(job.reservedCredits, 10);
-			assert.equal(job.chargedCredits, 8);
-			const mp4 = fs.readFileSync(path.join(files, 'out', `${job.id}.mp4`));
-			assert.equal(sha256(mp4), job.output.sha256);
-			assert.equal(mp4.toString('latin1', 4, 8), 'ftyp');
-			const after = emu.control.ledger();
-			assert.equal(after.invariantHolds, true);
-			assert.equal(before.available - after.balance.available, 8);
-			assert.equal(jobPosts(emu).length, 1, 'one POST /v1/jobs');
-			assert.equal(emu.control.jobs().filter((j) => j.id === job.id).length, 1);
-		});
-
-		it('text to video for a list of prompts, with Max Credits', async (t) => {
-			emu.control.clearJournal();
-			const jobsBefore = emu.control.jobs().length;
-			const wf = loadExample('text-to-video-batch.json');
-			await inst.importWorkflow(wf);
-			const res = await inst.execute(wf.id, { timeoutMs: 240_000 });
-			assertRunOk(t, res);
-			const out = outputOf(res, 'Create and Wait');
-			assert.equal(out.length, 3);
-			for (const job of out) {
+			it('character replacement: upload → quote → create → wait → MP4 on disk', async (t) => {
+				emu.control.clearJournal();
+				const before = emu.control.ledger().balance;
+				const wf = withPaths(
+					loadExample('character-replacement.json'),
+					path.join(files, 'samples'),
+					path.join(files, 'out'),
+				);
+				await inst.importWorkflow(wf);
+				const res = await inst.execute(wf.id, { timeoutMs: 180_000 });
+				assertRunOk(t, res);
+				const quote = outputOf(res, 'Quote')[0];
+				const [job] = outputOf(res, 'Wait for Job');
 				assert.equal(job.state, 'succeeded');
-				assert.equal(job.reservedCredits, 8);
-			}
-			assert.equal(new Set(out.map((j) => j.id)).size, 3);
-			assert.equal(emu.control.jobs().length - jobsBefore, 3);
-			assert.equal(jobPosts(emu).length, 3);
-			const quotes = emu.control.journal().filter((e) => e.path === '/v1/jobs/quote');
-			assert.equal(quotes.length, 3, 'Max Credits quotes each item first');
-			assert.equal(emu.control.ledger().invariantHolds, true);
-		});
+				assert.equal(quote.reservedCredits, 10);
+				assert.equal(job.reservedCredits, 10);
+				assert.equal(job.chargedCredits, 8);
+				const mp4 = fs.readFileSync(path.join(files, 'out', `${job.id}.mp4`));
+				assert.equal(sha256(mp4), job.output.sha256);
+				assert.equal(mp4.toString('latin1', 4, 8), 'ftyp');
+				const after = emu.control.ledger();
+				assert.equal(after.invariantHolds, true);
+				assert.equal(before.available - after.balance.available, 8);
+				assert.equal(jobPosts(emu).length, 1, 'one POST /v1/jobs');
+				assert.equal(emu.control.jobs().filter((j) => j.id === job.id).length, 1);
+			});
 
-		it('image to video from an image read upstream', async (t) => {
-			const wf = withPaths(loadExample('image-to-video.json'), path.join(files, 'samples'), path.join(files, 'out'));
-			await inst.importWorkflow(wf);
-			const res = await inst.execute(wf.id, { timeoutMs: 180_000 });
-			assertRunOk(t, res);
-			const [job] = outputOf(res, 'Animate');
-			assert.equal(job.state, 'succeeded');
-			assert.equal(job.input.mode, 'image_to_video');
-			const mp4 = fs.readFileSync(path.join(files, 'out', `${job.id}.mp4`));
-			assert.equal(sha256(mp4), job.output.sha256);
-		});
+			it('text to video for a list of prompts, with Max Credits', async (t) => {
+				emu.control.clearJournal();
+				const jobsBefore = emu.control.jobs().length;
+				const wf = loadExample('text-to-video-batch.json');
+				await inst.importWorkflow(wf);
+				const res = await inst.execute(wf.id, { timeoutMs: 240_000 });
+				assertRunOk(t, res);
+				const out = outputOf(res, 'Create and Wait');
+				assert.equal(out.length, 3);
+				for (const job of out) {
+					assert.equal(job.state, 'succeeded');
+					assert.equal(job.reservedCredits, 8);
+				}
+				assert.equal(new Set(out.map((j) => j.id)).size, 3);
+				assert.equal(emu.control.jobs().length - jobsBefore, 3);
+				assert.equal(jobPosts(emu).length, 3);
+				const quotes = emu.control.journal().filter((e) => e.path === '/v1/jobs/quote');
+				assert.equal(quotes.length, 3, 'Max Credits quotes each item first');
+				assert.equal(emu.control.ledger().invariantHolds, true);
+			});
 
-		it('account health: capabilities, balance, usage', async (t) => {
-			const wf = loadExample('account-health.json');
-			await inst.importWorkflow(wf);
-			const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
-			assertRunOk(t, res);
-			assert.equal(outputOf(res, 'Capabilities')[0].generation.available, true);
-			const [balance] = outputOf(res, 'Balance');
-			assert.equal(balance.available + balance.reserved + balance.spent + balance.revoked, balance.granted + balance.debt);
-			assert.equal(outputOf(res, 'Recent Usage').length, 10);
-		});
+			it('image to video from an image read upstream', async (t) => {
+				const wf = withPaths(
+					loadExample('image-to-video.json'),
+					path.join(files, 'samples'),
+					path.join(files, 'out'),
+				);
+				await inst.importWorkflow(wf);
+				const res = await inst.execute(wf.id, { timeoutMs: 180_000 });
+				assertRunOk(t, res);
+				const [job] = outputOf(res, 'Animate');
+				assert.equal(job.state, 'succeeded');
+				assert.equal(job.input.mode, 'image_to_video');
+				const mp4 = fs.readFileSync(path.join(files, 'out', `${job.id}.mp4`));
+				assert.equal(sha256(mp4), job.output.sha256);
+			});
 
-		it('"Retry On Fail" after connection failures reuses the Idempotency-Key: one job', async (t) => {
-			emu.control.clearJournal();
-			const jobsBefore = emu.control.jobs().length;
-			// Every try of the node's own transport (3) is reset after the service committed the job, so the
-			// node fails; n8n's Retry On Fail then runs it again in the same execution.
-			emu.control.injectFault({ method: 'POST', path: '/v1/jobs', action: 'reset_after_commit', times: 3 });
-			const wf = loadExample('text-to-video-batch.json', 'gsRetryOnFail');
-			wf.nodes = wf.nodes.filter((n) => n.name !== 'Prompts' && n.name !== 'Split Out');
-			const create = wf.nodes.find((n) => n.name === 'Create and Wait');
-			create.parameters.prompt = 'a single retried generation';
-			create.parameters.options = { waitForCompletion: false };
-			Object.assign(create, { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
-			wf.connections = { [wf.nodes[0].name]: { main: [[{ node: 'Create and Wait', type: 'main', index: 0 }]] } };
-			await inst.importWorkflow(wf);
-			const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
-			assertRunOk(t, res);
-			const [job] = outputOf(res, 'Create and Wait');
-			assert.equal(job.replayed, true);
-			const posts = jobPosts(emu);
-			assert.equal(posts.length, 4, '3 reset tries + 1 retry by n8n');
-			assert.equal(new Set(posts.map((p) => p.idempotencyKey)).size, 1, 'one Idempotency-Key');
-			assert.equal(emu.control.jobs().length - jobsBefore, 1, 'one job');
-			const reserves = emu.control.ledger().entries.filter((e) => e.kind === 'reserve' && e.jobId === job.id);
-			assert.equal(reserves.length, 1, 'one reservation');
-		});
-	});
+			it('account health: capabilities, balance, usage', async (t) => {
+				const wf = loadExample('account-health.json');
+				await inst.importWorkflow(wf);
+				const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
+				assertRunOk(t, res);
+				assert.equal(outputOf(res, 'Capabilities')[0].generation.available, true);
+				const [balance] = outputOf(res, 'Balance');
+				assert.equal(
+					balance.available + balance.reserved + balance.spent + balance.revoked,
+					balance.granted + balance.debt,
+				);
+				assert.equal(outputOf(res, 'Recent Usage').length, 10);
+			});
+
+			it('"Retry On Fail" after connection failures reuses the Idempotency-Key: one job', async (t) => {
+				emu.control.clearJournal();
+				const jobsBefore = emu.control.jobs().length;
+				// Every try of the node's own transport (3) is reset after the service committed the job, so the
+				// node fails; n8n's Retry On Fail then runs it again in the same execution.
+				emu.control.injectFault({
+					method: 'POST',
+					path: '/v1/jobs',
+					action: 'reset_after_commit',
+					times: 3,
+				});
+				const wf = loadExample('text-to-video-batch.json', 'gsRetryOnFail');
+				wf.nodes = wf.nodes.filter((n) => n.name !== 'Prompts' && n.name !== 'Split Out');
+				const create = wf.nodes.find((n) => n.name === 'Create and Wait');
+				create.parameters.prompt = 'a single retried generation';
+				create.parameters.options = { waitForCompletion: false };
+				Object.assign(create, { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+				wf.connections = {
+					[wf.nodes[0].name]: { main: [[{ node: 'Create and Wait', type: 'main', index: 0 }]] },
+				};
+				await inst.importWorkflow(wf);
+				const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
+				assertRunOk(t, res);
+				const [job] = outputOf(res, 'Create and Wait');
+				assert.equal(job.replayed, true);
+				const posts = jobPosts(emu);
+				assert.equal(posts.length, 4, '3 reset tries + 1 retry by n8n');
+				assert.equal(new Set(posts.map((p) => p.idempotencyKey)).size, 1, 'one Idempotency-Key');
+				assert.equal(emu.control.jobs().length - jobsBefore, 1, 'one job');
+				const reserves = emu.control
+					.ledger()
+					.entries.filter((e) => e.kind === 'reserve' && e.jobId === job.id);
+				assert.equal(reserves.length, 1, 'one reservation');
+			});
+		},
+	);
 }

@@ -12,6 +12,8 @@ export interface Emulated {
 	imageId: string;
 	videoId: string;
 	personaId: string;
+	/** An image a persona uses (deleting it gives asset_in_use). */
+	inUseAssetId: string;
 	close(): Promise<void>;
 }
 
@@ -31,15 +33,16 @@ export async function startEmulated(options: EmulatorOptions = {}): Promise<Emul
 	const assets = emu.control.assets();
 	const imageId = assets.find((a) => a.kind === 'image')!.id;
 	const videoId = assets.find((a) => a.kind === 'video')!.id;
-	const personaId = String(
-		(
-			(await (
-				await fetch(`${emu.baseUrl}/personas`, {
-					headers: { Authorization: `Bearer ${emu.keys.full}` },
-				})
-			).json()) as { data: { items: Array<{ id: string }> } }
-		).data.items[0].id,
-	);
+	const response = await fetch(`${emu.baseUrl}/personas`, {
+		headers: { Authorization: `Bearer ${emu.keys.full}` },
+	});
+	const personas = (
+		(await response.json()) as {
+			data: { items: Array<{ id: string; identityAssetId: string | null }> };
+		}
+	).data.items;
+	const personaId = personas[0].id;
+	const inUseAssetId = String(personas.find((p) => p.identityAssetId)?.identityAssetId);
 	emu.control.clearJournal();
 	return {
 		emu,
@@ -48,6 +51,7 @@ export async function startEmulated(options: EmulatorOptions = {}): Promise<Emul
 		imageId,
 		videoId,
 		personaId,
+		inUseAssetId,
 		close: async () => {
 			clock.restore();
 			await emu.close();

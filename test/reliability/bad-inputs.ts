@@ -5,7 +5,10 @@
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { GenerationServiceAccount } from '../../nodes/GenerationServiceAccount/GenerationServiceAccount.node';
+import { GenerationServiceAsset } from '../../nodes/GenerationServiceAsset/GenerationServiceAsset.node';
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
+import { GenerationServicePersona } from '../../nodes/GenerationServicePersona/GenerationServicePersona.node';
+import { CHARACTER_PNG } from '../../emulator/src/samples';
 import type { Emulated } from '../helpers/emulated';
 import { startEmulated } from '../helpers/emulated';
 import { runNode } from '../helpers/n8n';
@@ -20,6 +23,8 @@ export interface BadInput {
 	message: string | RegExp;
 	/** Whether the input reaches the service (false: refused locally with no request at all). */
 	sent: boolean;
+	/** Inputs the node repairs instead of refusing (e.g. a long file name): checks the output. */
+	accepted?: (out: INodeExecutionData[], env: Emulated) => void;
 }
 
 const job = new GenerationServiceJob();
@@ -329,16 +334,21 @@ export const JOB_AND_ACCOUNT_CASES: BadInput[] = [
 export async function runBadInput(
 	c: BadInput,
 	apiKey?: string,
-): Promise<{ error: Error; requests: number }> {
+): Promise<{ error: Error | undefined; requests: number }> {
 	const env = await startEmulated();
 	try {
 		c.setup?.(env);
+		const key = apiKey
+			? env.emu.control.createKey({ secret: apiKey }).secret
+			: env.credentials.apiKey;
 		const swap = (v: unknown): unknown => {
 			if (v && typeof v === 'object' && (v as IDataObject).__rl) {
 				const value = (v as IDataObject).value;
 				return {
 					...(v as IDataObject),
-					value: value === 'IMAGE' ? env.imageId : value === 'VIDEO' ? env.videoId : value,
+					value:
+						{ IMAGE: env.imageId, VIDEO: env.videoId, IN_USE: env.inUseAssetId }[String(value)] ??
+						value,
 				};
 			}
 			return v;
@@ -347,18 +357,24 @@ export async function runBadInput(
 			Object.entries(c.parameters).map(([k, v]) => [k, swap(v)]),
 		);
 		let error: Error | undefined;
+		let out: INodeExecutionData[][] = [];
 		try {
-			await runNode({
+			out = await runNode({
 				node: c.node,
 				parameters: parameters as never,
 				items: c.items,
 				credentials: {
-					apiKey: apiKey ?? env.credentials.apiKey,
+					apiKey: key,
 					baseUrl: c.baseUrl ?? env.credentials.baseUrl,
 				},
 			});
 		} catch (caught) {
 			error = caught as Error;
+		}
+		if (c.accepted) {
+			if (error) throw error;
+			c.accepted(out[0], env);
+			return { error: undefined, requests: env.emu.control.journal().length };
 		}
 		if (!error) throw new Error(`case "${c.name}" did not fail`);
 		return { error, requests: env.emu.control.journal().length };
@@ -366,3 +382,176 @@ export async function runBadInput(
 		await env.close();
 	}
 }
+
+const asset = new GenerationServiceAsset();
+const persona = new GenerationServicePersona();
+const png = Buffer.from(CHARACTER_PNG, 'base64');
+const fileItem = (bytes: Buffer, fileName: string, mimeType: string): INodeExecutionData[] => [
+	{
+		json: {},
+		binary: {
+			data: { data: bytes.toString('base64'), mimeType, fileName, fileSize: String(bytes.length) },
+		},
+	},
+];
+const upload = { resource: 'asset', operation: 'upload', binaryPropertyName: 'data', options: {} };
+const longName = `${'très-longue-vidéo-'.repeat(12)}.png`;
+const unicodeName = '角色 🎬 çà.png';
+
+export const ASSET_AND_PERSONA_CASES: BadInput[] = [
+	{
+		name: 'binary property missing',
+		node: asset,
+		parameters: upload,
+		items: [{ json: {} }],
+		message:
+			/^This operation expects the node's input data to contain a binary file 'data', but none was found/,
+		sent: false,
+	},
+	{
+		name: 'wrong MIME type (text/plain)',
+		node: asset,
+		parameters: upload,
+		items: fileItem(Buffer.from('hello'), 'notes.txt', 'text/plain'),
+		message:
+			'File type "text/plain" of item 0 is not accepted: use one of image/jpeg, image/png, image/webp, video/mp4, video/webm (set "MIME Type" in Options if the binary data has the wrong one).',
+		sent: false,
+	},
+	{
+		name: 'GIF image (type not accepted)',
+		node: asset,
+		parameters: upload,
+		items: fileItem(Buffer.from('GIF89a......'), 'a.gif', 'image/gif'),
+		message: /^File type "image\/gif" of item 0 is not accepted/,
+		sent: false,
+	},
+	{
+		name: 'signature mismatch (PNG bytes declared as JPEG)',
+		node: asset,
+		parameters: upload,
+		items: fileItem(png, 'character.jpg', 'image/jpeg'),
+		message:
+			'File of item 0 does not look like image/jpeg: its first bytes do not match that type. Set the right MIME type or convert the file.',
+		sent: false,
+	},
+	{
+		name: 'file over 20 MiB',
+		node: asset,
+		parameters: upload,
+		items: fileItem(Buffer.concat([png, Buffer.alloc(20 * 1024 * 1024)]), 'big.png', 'image/png'),
+		message: `File of item 0 is ${png.length + 20 * 1024 * 1024} bytes: the limit is 20 MiB (20971520 bytes) per file.`,
+		sent: false,
+	},
+	{
+		name: 'empty file',
+		node: asset,
+		parameters: upload,
+		items: fileItem(Buffer.alloc(0), 'empty.png', 'image/png'),
+		message: 'File of item 0 is empty.',
+		sent: false,
+	},
+	{
+		name: 'upload idempotency key with a bad character',
+		node: asset,
+		parameters: { ...upload, options: { idempotencyKey: 'my upload key #1!' } },
+		items: fileItem(png, 'c.png', 'image/png'),
+		message: /^Idempotency Key "my upload key #1!" is not valid/,
+		sent: false,
+	},
+	{
+		name: 'asset ID of the wrong form (Get)',
+		node: asset,
+		parameters: { resource: 'asset', operation: 'get', assetId: rl('asset-1') },
+		message:
+			'Asset "asset-1" is not a valid asset ID (asset_ followed by 32 lowercase hex characters).',
+		sent: false,
+	},
+	{
+		name: 'asset ID empty (Delete)',
+		node: asset,
+		parameters: { resource: 'asset', operation: 'delete', assetId: rl('') },
+		message: 'Asset is required: pick one from the list or give its ID.',
+		sent: false,
+	},
+	{
+		name: 'byte range that is not a range',
+		node: asset,
+		parameters: {
+			resource: 'asset',
+			operation: 'download',
+			assetId: rl('IMAGE'),
+			options: { range: 'first 10 bytes' },
+		},
+		message: /^"Byte Range" of item 0 is not usable: .* Use bytes=start-end/,
+		sent: true,
+	},
+	{
+		name: 'assets limit 0',
+		node: asset,
+		parameters: { resource: 'asset', operation: 'getAll', returnAll: false, limit: 0, options: {} },
+		message: 'Limit must be a whole number of at least 1 (got 0), or turn on Return All.',
+		sent: false,
+	},
+	{
+		name: 'persona ID of the wrong form',
+		node: persona,
+		parameters: { resource: 'persona', operation: 'get', personaId: rl('persona_7') },
+		message:
+			'Persona "persona_7" is not a valid persona ID (prs_ followed by 32 lowercase hex characters).',
+		sent: false,
+	},
+	{
+		name: 'personas limit 0',
+		node: persona,
+		parameters: {
+			resource: 'persona',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 0,
+			options: {},
+		},
+		message: 'Limit must be a whole number of at least 1 (got 0), or turn on Return All.',
+		sent: false,
+	},
+	{
+		name: 'persona of the right form that does not exist',
+		node: persona,
+		parameters: { resource: 'persona', operation: 'get', personaId: rl(fakePersona) },
+		message: 'Not found: the resource does not exist or belongs to another account. Check the id.',
+		sent: true,
+	},
+	{
+		name: 'delete an asset still in use (persona identity image)',
+		node: asset,
+		parameters: { resource: 'asset', operation: 'delete', assetId: rl('IN_USE') },
+		message:
+			'The asset is still referenced by a project, character or publication and cannot be deleted. Remove the reference first.',
+		sent: true,
+	},
+	{
+		name: 'file name over 180 encoded characters (shortened, not refused)',
+		node: asset,
+		parameters: upload,
+		items: fileItem(png, longName, 'image/png'),
+		message: '',
+		sent: true,
+		accepted: (out, env) => {
+			const sent = env.emu.control.assets().find((a) => a.id === out[0].json.id)!;
+			expect(encodeURIComponent(sent.filename).length).toBeLessThanOrEqual(180);
+			expect(sent.filename.endsWith('.png')).toBe(true);
+			expect(longName.startsWith(sent.filename.slice(0, -4))).toBe(true);
+		},
+	},
+	{
+		name: 'unicode file name (percent-encoded, kept)',
+		node: asset,
+		parameters: upload,
+		items: fileItem(png, unicodeName, 'image/png'),
+		message: '',
+		sent: true,
+		accepted: (out) => expect(out[0].json.filename).toBe(unicodeName),
+	},
+];
+
+/** Every bad input of the four nodes and the credential. */
+export const ALL_CASES: BadInput[] = [...JOB_AND_ACCOUNT_CASES, ...ASSET_AND_PERSONA_CASES];

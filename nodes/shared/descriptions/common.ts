@@ -53,3 +53,8 @@ export const rangeOption: INodeProperties = {
 	description:
 		'Download only part of the file, as an HTTP Range (bytes=start-end). Leave empty for the whole file.',
 };
+
+/** The "Max Rate-Limit Wait" option as read from an operation's Options collection. */
+export function maxWaitOf(options: { maxRateLimitWait?: unknown }): number | undefined {
+	return typeof options.maxRateLimitWait === 'number' ? options.maxRateLimitWait : undefined;
+}

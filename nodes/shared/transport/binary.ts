@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { MAX_FILENAME_CHARS, MAX_UPLOAD_BYTES, MIME_TYPES, type MimeType } from '../constants';
 import type { BinaryStream, RawResponse } from './index';
-import { RETRY_POLICY, sendRequest } from './index';
+import { RETRY_POLICY, backoffMs, sendRequest, wait } from './index';
 
 type BinaryContext = IExecuteFunctions | IPollFunctions;
 
@@ -230,6 +230,7 @@ export async function downloadBinary(
 ): Promise<IBinaryData> {
 	let lastProblem = '';
 	for (let attempt = 1; attempt <= RETRY_POLICY.attempts; attempt++) {
+		if (attempt > 1) await wait(ctx, backoffMs(attempt - 1), options.itemIndex);
 		const response = await sendRequest(
 			ctx,
 			{
@@ -249,9 +250,11 @@ export async function downloadBinary(
 				options.fileName,
 				options.mimeType,
 			);
-		} catch {
+		} catch (error) {
 			lastProblem = `the download of ${options.path} was cut off`;
-			ctx.logger.debug(`Generation Service: ${lastProblem} (try ${attempt})`);
+			ctx.logger.debug(`Generation Service: ${lastProblem} (try ${attempt})`, {
+				reason: (error as Error).message,
+			});
 			continue;
 		}
 		const expectedLength = Number(response.headers['content-length']);

@@ -91,6 +91,9 @@ export const ERROR_MESSAGES: Record<string, MessageFn> = {
 		'The generation engine is unavailable right now; no credits were reserved. Try again later (see Get Capabilities for the reason).',
 	storage_unavailable: () =>
 		'File storage is unavailable right now; nothing was stored or charged. Try again later.',
+	// Not in the spec's table (its 416 body is "not shown"); the local emulator answers this code.
+	range_not_satisfiable: () =>
+		'The byte range is outside the file. Use bytes=start-end within the file size, or leave Byte Range empty.',
 	internal_error: () =>
 		'The service had an internal error. The node already retried with the same Idempotency-Key; run again later (it is safe: the same key never creates a second generation).',
 };

@@ -280,7 +280,7 @@ function tooLongWait(
 	return error;
 }
 
-function backoffMs(attempt: number): number {
+export function backoffMs(attempt: number): number {
 	const exp = RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1);
 	return Math.round(exp / 2 + clock.random() * (exp / 2));
 }
