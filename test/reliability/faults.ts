@@ -6,13 +6,17 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { GenerationServiceAsset } from '../../nodes/GenerationServiceAsset/GenerationServiceAsset.node';
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
+import { CHARACTER_PNG } from '../../emulator/src/samples';
 import type { EmulatorOptions } from '../../emulator/src';
 import type { Emulated } from '../helpers/emulated';
 import { sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runNode } from '../helpers/n8n';
 
 const jobNode = new GenerationServiceJob();
+const assetNode = new GenerationServiceAsset();
+const png = Buffer.from(CHARACTER_PNG, 'base64');
 export const textJob = {
 	mode: 'text_to_video',
 	prompt: 'a lighthouse in a storm',
@@ -30,6 +34,7 @@ export interface FaultRun {
 		parameters: IDataObject,
 		extra?: Partial<Parameters<typeof runNode>[0]>,
 	): Promise<INodeExecutionData[][]>;
+	runAsset(parameters: IDataObject, items: INodeExecutionData[]): Promise<INodeExecutionData[][]>;
 	failure(promise: Promise<unknown>): Promise<Error & { context: IDataObject }>;
 	books(): {
 		jobs: number;
@@ -70,6 +75,16 @@ export async function runFault(
 				parameters: { resource: 'job', ...parameters } as never,
 				credentials: { ...env.credentials, apiKey },
 				...extra,
+			});
+			seen.push(out);
+			return out;
+		},
+		runAsset: async (parameters, items) => {
+			const out = await runNode({
+				node: assetNode,
+				parameters: { resource: 'asset', ...parameters } as never,
+				credentials: { ...env.credentials, apiKey },
+				items,
 			});
 			seen.push(out);
 			return out;
@@ -220,6 +235,57 @@ export const FAULTS: Fault[] = [
 			expect(limited).toBe(5);
 			expect(f.books()).toMatchObject({ jobs: 1, reserves: 1, invariantHolds: true });
 			return { duplicateJobs: f.books().jobs - 1, lostOutputs: 0 };
+		},
+	},
+	{
+		name: 'upload_rate_limit with a Retry-After of an hour → clear error saying when, no waiting',
+		run: async (f) => {
+			f.env.emu.control.injectFault({
+				method: 'POST',
+				path: '/v1/assets',
+				action: 'rate_limit',
+				code: 'upload_rate_limit',
+				retryAfter: 3600,
+			});
+			const item = {
+				json: {},
+				binary: {
+					data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'c.png' },
+				},
+			};
+			const error = await f.failure(
+				f.runAsset({ operation: 'upload', binaryPropertyName: 'data', options: {} }, [item]),
+			);
+			expect(error.message).toMatch(
+				/^Upload limit reached \(20 uploads per hour per account\)\. Try again in 3600 s \(after \d{4}-\d\d-\d\dT[\d:.]+Z\)\. .* The node does not wait longer than 60 s/,
+			);
+			expect(f.env.clock.state.sleeps).toEqual([]);
+			expect(f.env.emu.control.journal().filter((e) => e.path === '/v1/assets')).toHaveLength(1);
+			return none;
+		},
+	},
+	{
+		name: 'connection reset after an upload was stored → retried with the same key, replayed: one asset',
+		run: async (f) => {
+			const before = f.env.emu.control.assets().length;
+			f.env.emu.control.injectFault({
+				method: 'POST',
+				path: '/v1/assets',
+				action: 'reset_after_commit',
+			});
+			const item = {
+				json: {},
+				binary: {
+					data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'again.png' },
+				},
+			};
+			const [[out]] = await f.runAsset(
+				{ operation: 'upload', binaryPropertyName: 'data', options: {} },
+				[item],
+			);
+			expect(out.json.replayed).toBe(true);
+			expect(f.env.emu.control.assets().length).toBe(before + 1);
+			return none;
 		},
 	},
 	{

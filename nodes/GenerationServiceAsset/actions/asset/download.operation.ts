@@ -9,12 +9,14 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import {
 	binaryPropertyOutputOption,
 	maxRateLimitWaitOption,
-	rangeOption, maxWaitOf
+	rangeOption,
+	maxWaitOf,
 } from '../../../shared/descriptions/common';
 import { assetLocator } from '../../../shared/descriptions/pickers';
 import { apiRequest } from '../../../shared/transport';
 import { downloadBinary } from '../../../shared/transport/binary';
 import { readId } from '../../../shared/ids';
+import { normalizeRange } from '../../../shared/range';
 
 const properties: INodeProperties[] = [
 	assetLocator('assetId', 'Asset', 'any', 'The asset whose file to download'),
@@ -40,39 +42,6 @@ interface DownloadOptions {
 }
 
 /**
- * Turns the Byte Range option into `bytes=<start>-<end>` (also accepts `start-end`, `start-` and
- * `-suffix`) and checks it against the asset's size, so an impossible range costs no request.
- */
-export function normalizeRange(
-	ctx: IExecuteFunctions,
-	raw: string | undefined,
-	byteSize: number | undefined,
-	itemIndex: number,
-): string | undefined {
-	const text = (raw ?? '').replace(/\s+/g, '');
-	if (!text) return undefined;
-	const fail = (why: string) =>
-		new NodeOperationError(
-			ctx.getNode(),
-			`"Byte Range" of item ${itemIndex} is not usable: ${why}. Use bytes=start-end (for example bytes=0-1023), bytes=start- or bytes=-lastBytes, or leave it empty for the whole file.`,
-			{ itemIndex },
-		);
-	const match = /^(?:bytes=)?(\d*)-(\d*)$/i.exec(text);
-	if (!match || (match[1] === '' && match[2] === ''))
-		throw fail(`"${raw}" is not a single byte range`);
-	const start = match[1] === '' ? undefined : Number(match[1]);
-	const end = match[2] === '' ? undefined : Number(match[2]);
-	if (start === undefined && end === 0) throw fail('a suffix range must ask for at least 1 byte');
-	if (start !== undefined && end !== undefined && end < start) {
-		throw fail(`the end (${end}) is before the start (${start})`);
-	}
-	if (start !== undefined && typeof byteSize === 'number' && start >= byteSize) {
-		throw fail(`the start (${start}) is at or after the end of the file (${byteSize} bytes)`);
-	}
-	return `bytes=${match[1]}-${match[2]}`;
-}
-
-/**
  * GET /assets/{assetId} for the file name and type, then GET /assets/{assetId}/content streamed
  * into n8n's binary store (assets:read). The JSON of the item is the asset.
  */
@@ -88,6 +57,8 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		);
 	}
 	const maxWaitSeconds = maxWaitOf(options);
+	// The form of the range is checked before any request; its start against the size after the GET.
+	normalizeRange(this, options.range, undefined, i);
 	const asset = await apiRequest<IDataObject>(this, {
 		method: 'GET',
 		path: `/assets/${id}`,

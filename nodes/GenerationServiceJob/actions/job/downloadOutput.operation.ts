@@ -14,6 +14,7 @@ import { jobLocator } from '../../../shared/descriptions/pickers';
 import type { Job } from '../../../shared/jobs';
 import { downloadJobOutput } from '../../../shared/jobs';
 import { apiRequest } from '../../../shared/transport';
+import { normalizeRange } from '../../../shared/range';
 import { readJobId } from './get.operation';
 
 const show = { resource: ['job'], operation: ['downloadOutput'] };
@@ -35,6 +36,7 @@ export const description: INodeProperties[] = [
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const jobId = readJobId(this, i);
+	const range = normalizeRange(this, options.range as string | undefined, undefined, i);
 	const maxWaitSeconds = options.maxRateLimitWait as number | undefined;
 	const job = await apiRequest<Job>(this, {
 		method: 'GET',
@@ -43,7 +45,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		maxWaitSeconds,
 	});
 	const binary = await downloadJobOutput(this, job, i, {
-		range: (options.range as string) || undefined,
+		range,
 		maxWaitSeconds,
 	});
 	return [

@@ -1,7 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption, paginationFields, maxWaitOf } from '../../../shared/descriptions/common';
+import {
+	maxRateLimitWaitOption,
+	paginationFields,
+	maxWaitOf,
+} from '../../../shared/descriptions/common';
 import { toItems } from '../../../shared/router';
 import { apiRequestAllItems } from '../../../shared/transport';
 
