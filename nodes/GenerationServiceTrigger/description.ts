@@ -1,6 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { binaryPropertyOutputOption, maxRateLimitWaitOption } from '../shared/descriptions/common';
+import {
+	binaryPropertyOutputOption,
+	maxRateLimitWaitOption,
+	optionsCollection,
+} from '../shared/descriptions/common';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -63,14 +67,8 @@ export const triggerProperties: INodeProperties[] = [
 		description: 'Only jobs of these generation modes. Leave empty for every mode.',
 		displayOptions: { show: { event: ['jobFinished'] } },
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show: { event: ['jobFinished'] } },
-		options: [
+	optionsCollection(
+		[
 			{
 				displayName: 'Download Output',
 				name: 'downloadOutput',
@@ -85,5 +83,6 @@ export const triggerProperties: INodeProperties[] = [
 			},
 			maxRateLimitWaitOption,
 		],
-	},
+		{ show: { event: ['jobFinished'] } },
+	),
 ];

@@ -113,9 +113,7 @@ describe('description', () => {
 			'searchVideoAssets',
 		]);
 		expect(codex.node).toBe('n8n-nodes-generation-service.generationServiceAsset');
-		expect(codex.resources.primaryDocumentation[0].url).toContain(
-			'#nodes-operations-and-endpoints',
-		);
+		expect(codex.resources.primaryDocumentation[0].url).toContain('#generation-service-asset');
 	});
 
 	it('has the five operations, sorted, each saying endpoint, scope and cost', () => {

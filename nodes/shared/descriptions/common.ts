@@ -58,3 +58,20 @@ export const rangeOption: INodeProperties = {
 export function maxWaitOf(options: { maxRateLimitWait?: unknown }): number | undefined {
 	return typeof options.maxRateLimitWait === 'number' ? options.maxRateLimitWait : undefined;
 }
+
+/** The "Options" collection of an operation, defined once; options are listed alphabetically. */
+export function optionsCollection(
+	options: INodeProperties[],
+	displayOptions?: INodeProperties['displayOptions'],
+): INodeProperties {
+	const collection: INodeProperties = {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [...options].sort((a, b) => a.displayName.localeCompare(b.displayName)),
+	};
+	if (displayOptions) collection.displayOptions = displayOptions;
+	return collection;
+}

@@ -1,10 +1,10 @@
 import { createHash } from 'crypto';
-import type { IBinaryData, IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { MAX_FILENAME_CHARS, MAX_UPLOAD_BYTES, MIME_TYPES, type MimeType } from '../constants';
-import type { BinaryStream, RawResponse } from './index';
-import { RETRY_POLICY, backoffMs, sendRequest, wait } from './index';
+import type { BinaryStream, ServiceRequest } from './index';
+import { RETRY_POLICY, backoffMs, sendRequest, unwrapEnvelope, wait } from './index';
 
 type BinaryContext = IExecuteFunctions | IPollFunctions;
 
@@ -159,46 +159,21 @@ export async function uploadAsset(
 		maxWaitSeconds?: number;
 	},
 ) {
-	const response = await sendRequest(
-		ctx,
-		{
-			method: 'POST',
-			path: '/assets',
-			itemIndex: options.itemIndex,
-			idempotencyKey: options.idempotencyKey,
-			maxWaitSeconds: options.maxWaitSeconds,
-			timeoutMs: 10 * 60_000,
-			headers: {
-				'Content-Type': source.mimeType,
-				'Content-Length': String(source.size),
-				'X-Service-Filename': options.encodedFileName,
-			},
+	const request: ServiceRequest = {
+		method: 'POST',
+		path: '/assets',
+		itemIndex: options.itemIndex,
+		idempotencyKey: options.idempotencyKey,
+		maxWaitSeconds: options.maxWaitSeconds,
+		timeoutMs: 10 * 60_000,
+		headers: {
+			'Content-Type': source.mimeType,
+			'Content-Length': String(source.size),
+			'X-Service-Filename': options.encodedFileName,
 		},
-		{ buildBody: source.openBody, json: true },
-	);
-	return unwrap(ctx, response, options.itemIndex) as {
-		asset: Record<string, unknown>;
-		replayed: boolean;
 	};
-}
-
-function unwrap(ctx: BinaryContext, response: RawResponse, itemIndex: number): unknown {
-	let body = response.body;
-	if (typeof body === 'string') {
-		try {
-			body = JSON.parse(body);
-		} catch {
-			body = undefined;
-		}
-	}
-	if (body === null || typeof body !== 'object' || !('data' in body)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The service answered the upload with HTTP ${response.statusCode} but not with its JSON envelope.`,
-			{ itemIndex },
-		);
-	}
-	return (body as { data: unknown }).data;
+	const response = await sendRequest(ctx, request, { buildBody: source.openBody, json: true });
+	return unwrapEnvelope<{ asset: IDataObject; replayed: boolean }>(ctx, request, response);
 }
 
 async function sha256OfStored(ctx: BinaryContext, binary: IBinaryData): Promise<string> {

@@ -454,12 +454,12 @@ async function drain(response: RawResponse): Promise<void> {
 	await readBody(response);
 }
 
-/** JSON call; returns the envelope's `data`. */
-export async function apiRequest<T = IDataObject>(
+/** The `data` of the success envelope; anything else (a proxy page, an empty 200) is a clear error. */
+export function unwrapEnvelope<T>(
 	ctx: ServiceContext,
 	request: ServiceRequest,
-): Promise<T> {
-	const response = await sendRequest(ctx, request);
+	response: RawResponse,
+): T {
 	let body = response.body;
 	if (typeof body === 'string') {
 		try {
@@ -476,6 +476,14 @@ export async function apiRequest<T = IDataObject>(
 		);
 	}
 	return (body as { data: T }).data;
+}
+
+/** JSON call; returns the envelope's `data`. */
+export async function apiRequest<T = IDataObject>(
+	ctx: ServiceContext,
+	request: ServiceRequest,
+): Promise<T> {
+	return unwrapEnvelope<T>(ctx, request, await sendRequest(ctx, request));
 }
 
 export interface Page<T> {

@@ -1,7 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption, maxWaitOf } from '../../../shared/descriptions/common';
+import {
+	maxRateLimitWaitOption,
+	maxWaitOf,
+	optionsCollection,
+} from '../../../shared/descriptions/common';
 import { assetLocator } from '../../../shared/descriptions/pickers';
 import { toItems } from '../../../shared/router';
 import { apiRequest } from '../../../shared/transport';
@@ -14,14 +18,7 @@ const properties: INodeProperties[] = [
 		'any',
 		'The asset to delete. An asset still referenced by a persona, project or running job cannot be deleted.',
 	),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [maxRateLimitWaitOption],
-	},
+	optionsCollection([maxRateLimitWaitOption]),
 ];
 
 export const description = updateDisplayOptions(

@@ -11,6 +11,7 @@ import {
 	maxRateLimitWaitOption,
 	rangeOption,
 	maxWaitOf,
+	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { assetLocator } from '../../../shared/descriptions/pickers';
 import { apiRequest } from '../../../shared/transport';
@@ -20,14 +21,7 @@ import { normalizeRange } from '../../../shared/range';
 
 const properties: INodeProperties[] = [
 	assetLocator('assetId', 'Asset', 'any', 'The asset whose file to download'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [rangeOption, maxRateLimitWaitOption, binaryPropertyOutputOption],
-	},
+	optionsCollection([rangeOption, maxRateLimitWaitOption, binaryPropertyOutputOption]),
 ];
 
 export const description = updateDisplayOptions(

@@ -10,30 +10,24 @@ import {
 	maxRateLimitWaitOption,
 	paginationFields,
 	maxWaitOf,
+	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { toItems } from '../../../shared/router';
 import { apiRequestAllItems } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
 	...paginationFields('getAll', 'asset'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{
-				displayName: 'Include Quota',
-				name: 'includeQuota',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to add the account upload quota (usedBytes, maxBytes, usedAssets, maxAssets, cleanupPendingAssets) as a "quota" field of every item. When there are no assets, one item holding only "quota" is output.',
-			},
-			maxRateLimitWaitOption,
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Include Quota',
+			name: 'includeQuota',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to add the account upload quota (usedBytes, maxBytes, usedAssets, maxAssets, cleanupPendingAssets) as a "quota" field of every item. When there are no assets, one item holding only "quota" is output.',
+		},
+		maxRateLimitWaitOption,
+	]),
 ];
 
 export const description = updateDisplayOptions(

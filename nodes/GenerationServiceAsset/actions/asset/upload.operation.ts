@@ -7,7 +7,11 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { MIME_TYPES } from '../../../shared/constants';
-import { maxRateLimitWaitOption, maxWaitOf } from '../../../shared/descriptions/common';
+import {
+	maxRateLimitWaitOption,
+	maxWaitOf,
+	optionsCollection,
+} from '../../../shared/descriptions/common';
 import { checkIdempotencyKey, uploadIdempotencyKey } from '../../../shared/idempotency';
 import { toItems } from '../../../shared/router';
 import { checkUploadSource, readUploadSource, uploadAsset } from '../../../shared/transport/binary';
@@ -21,41 +25,34 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'The name of the input binary field containing the file to be uploaded',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{
-				displayName: 'File Name',
-				name: 'fileName',
-				type: 'string',
-				default: '',
-				description:
-					'Name stored with the asset. Leave empty to use the file name of the binary data. Sent percent-encoded; names longer than 180 encoded characters are shortened before the extension.',
-			},
-			{
-				displayName: 'Idempotency Key',
-				name: 'idempotencyKey',
-				type: 'string',
-				default: '',
-				description:
-					'16 to 128 characters from A-Z a-z 0-9 _ . : -. Leave empty to use a key made from the sha256 of the file, so uploading the same bytes again returns the existing asset (replayed = true) instead of storing a copy.',
-			},
-			maxRateLimitWaitOption,
-			{
-				displayName: 'MIME Type',
-				name: 'mimeType',
-				type: 'options',
-				default: 'image/png',
-				description:
-					'Type to declare for the file. Leave unset to use the MIME type of the binary data. The first bytes of the file must match it.',
-				options: MIME_TYPES.map((type) => ({ name: type, value: type })),
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'File Name',
+			name: 'fileName',
+			type: 'string',
+			default: '',
+			description:
+				'Name stored with the asset. Leave empty to use the file name of the binary data. Sent percent-encoded; names longer than 180 encoded characters are shortened before the extension.',
+		},
+		{
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			description:
+				'16 to 128 characters from A-Z a-z 0-9 _ . : -. Leave empty to use a key made from the sha256 of the file, so uploading the same bytes again returns the existing asset (replayed = true) instead of storing a copy.',
+		},
+		maxRateLimitWaitOption,
+		{
+			displayName: 'MIME Type',
+			name: 'mimeType',
+			type: 'options',
+			default: 'image/png',
+			description:
+				'Type to declare for the file. Leave unset to use the MIME type of the binary data. The first bytes of the file must match it.',
+			options: MIME_TYPES.map((type) => ({ name: type, value: type })),
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(

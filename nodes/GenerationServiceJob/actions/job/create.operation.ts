@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption } from '../../../shared/descriptions/common';
+import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import {
 	buildJobInput,
 	jobInputFields,
@@ -23,14 +23,8 @@ const show = { resource: ['job'], operation: ['create'] };
 
 export const description: INodeProperties[] = [
 	...jobInputFields(show),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [
+	optionsCollection(
+		[
 			{
 				displayName: 'Idempotency Key',
 				name: 'idempotencyKey',
@@ -60,7 +54,8 @@ export const description: INodeProperties[] = [
 			},
 			...waitOptions,
 		],
-	},
+		{ show },
+	),
 ];
 
 interface CreateOptions extends IDataObject {

@@ -9,6 +9,7 @@ import {
 	binaryPropertyOutputOption,
 	maxRateLimitWaitOption,
 	rangeOption,
+	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import type { Job } from '../../../shared/jobs';
@@ -21,15 +22,7 @@ const show = { resource: ['job'], operation: ['downloadOutput'] };
 
 export const description: INodeProperties[] = [
 	{ ...jobLocator('jobId', 'Job'), displayOptions: { show } },
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [binaryPropertyOutputOption, maxRateLimitWaitOption, rangeOption],
-	},
+	optionsCollection([binaryPropertyOutputOption, maxRateLimitWaitOption, rangeOption], { show }),
 ];
 
 /** GET /jobs/{id}/output (jobs:read): the final MP4 as binary data, verified against output.sha256. */

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption } from '../../../shared/descriptions/common';
+import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import { buildJobInput, jobInputFields } from '../../../shared/descriptions/jobInput';
 import { ensureGenerationAvailable } from '../../../shared/jobs';
 import type { RunState } from '../../../shared/router';
@@ -11,15 +11,7 @@ const show = { resource: ['job'], operation: ['quote'] };
 
 export const description: INodeProperties[] = [
 	...jobInputFields(show),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [maxRateLimitWaitOption],
-	},
+	optionsCollection([maxRateLimitWaitOption], { show }),
 ];
 
 /** POST /jobs/quote: what a job would reserve, and whether the account and key can pay. Reserves nothing. */

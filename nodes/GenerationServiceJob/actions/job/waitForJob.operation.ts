@@ -5,7 +5,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption } from '../../../shared/descriptions/common';
+import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { waitOptions } from '../../../shared/descriptions/wait';
 import { readWaitOptions, waitForJob } from '../../../shared/jobs';
@@ -15,15 +15,7 @@ const show = { resource: ['job'], operation: ['waitForJob'] };
 
 export const description: INodeProperties[] = [
 	{ ...jobLocator('jobId', 'Job'), displayOptions: { show } },
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [maxRateLimitWaitOption, ...waitOptions],
-	},
+	optionsCollection([maxRateLimitWaitOption, ...waitOptions], { show }),
 ];
 
 /** Polls GET /jobs/{id} until succeeded or failed, then outputs the job and its MP4 as binary data. */

@@ -1,7 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption, maxWaitOf } from '../../../shared/descriptions/common';
+import {
+	maxRateLimitWaitOption,
+	maxWaitOf,
+	optionsCollection,
+} from '../../../shared/descriptions/common';
 import { personaLocator } from '../../../shared/descriptions/pickers';
 import { toItems } from '../../../shared/router';
 import { apiRequest } from '../../../shared/transport';
@@ -9,14 +13,7 @@ import { readId } from '../../../shared/ids';
 
 const properties: INodeProperties[] = [
 	personaLocator('personaId', 'Persona', 'The saved character to get'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [maxRateLimitWaitOption],
-	},
+	optionsCollection([maxRateLimitWaitOption]),
 ];
 
 export const description = updateDisplayOptions(

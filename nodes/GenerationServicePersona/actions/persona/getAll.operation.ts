@@ -5,20 +5,14 @@ import {
 	maxRateLimitWaitOption,
 	paginationFields,
 	maxWaitOf,
+	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { toItems } from '../../../shared/router';
 import { apiRequestAllItems } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
 	...paginationFields('getAll', 'persona'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [maxRateLimitWaitOption],
-	},
+	optionsCollection([maxRateLimitWaitOption]),
 ];
 
 export const description = updateDisplayOptions(
