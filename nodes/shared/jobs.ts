@@ -66,6 +66,23 @@ export async function ensureGenerationAvailable(
 	}
 }
 
+/** POST /jobs/quote: price and whether account and key can pay. Reserves nothing, so safe to retry. */
+export async function quoteJob(
+	ctx: IExecuteFunctions,
+	input: IDataObject,
+	itemIndex: number,
+	maxWaitSeconds?: number,
+): Promise<IDataObject> {
+	return await apiRequest<IDataObject>(ctx, {
+		method: 'POST',
+		path: '/jobs/quote',
+		body: input,
+		itemIndex,
+		safeToRetry: true,
+		maxWaitSeconds,
+	});
+}
+
 export interface WaitOptions {
 	pollIntervalSeconds: number;
 	timeoutMinutes: number;

@@ -118,6 +118,12 @@ export async function runFault(
 }
 
 const none = { duplicateJobs: 0, lostOutputs: 0 };
+const NOTHING_RESERVED = { jobs: 0, reserves: 0, reserved: 0, spent: 0, invariantHolds: true };
+const ONE_JOB_RESERVED = { jobs: 1, reserves: 1, reserved: 8, spent: 0, invariantHolds: true };
+const pngItem = (fileName: string): INodeExecutionData => ({
+	json: {},
+	binary: { data: { data: png.toString('base64'), mimeType: 'image/png', fileName } },
+});
 
 async function outputMatches(item: INodeExecutionData): Promise<boolean> {
 	return sha256(await binaryBytes(item)) === (item.json.output as IDataObject).sha256;
@@ -139,13 +145,7 @@ export const FAULTS: Fault[] = [
 			expect(posts).toHaveLength(2);
 			expect(posts[0].idempotencyKey).toBe(posts[1].idempotencyKey);
 			expect(item.json.replayed).toBe(true);
-			expect(f.books()).toEqual({
-				jobs: 1,
-				reserves: 1,
-				reserved: 8,
-				spent: 0,
-				invariantHolds: true,
-			});
+			expect(f.books()).toEqual(ONE_JOB_RESERVED);
 			return { duplicateJobs: f.books().jobs - 1, lostOutputs: 0 };
 		},
 	},
@@ -159,13 +159,7 @@ export const FAULTS: Fault[] = [
 			});
 			const [[item]] = await f.runJob({ operation: 'create', ...textJob });
 			expect(item.json).toMatchObject({ state: 'queued', replayed: false });
-			expect(f.books()).toEqual({
-				jobs: 1,
-				reserves: 1,
-				reserved: 8,
-				spent: 0,
-				invariantHolds: true,
-			});
+			expect(f.books()).toEqual(ONE_JOB_RESERVED);
 			return { duplicateJobs: f.books().jobs - 1, lostOutputs: 0 };
 		},
 	},
@@ -186,13 +180,7 @@ export const FAULTS: Fault[] = [
 				expect(error.message).toBe(
 					'The generation engine is unavailable right now; no credits were reserved. Try again later (see Get Capabilities for the reason).',
 				);
-				expect(f.books()).toEqual({
-					jobs: 0,
-					reserves: 0,
-					reserved: 0,
-					spent: 0,
-					invariantHolds: true,
-				});
+				expect(f.books()).toEqual(NOTHING_RESERVED);
 				return none;
 			},
 		}),
@@ -247,12 +235,7 @@ export const FAULTS: Fault[] = [
 				code: 'upload_rate_limit',
 				retryAfter: 3600,
 			});
-			const item = {
-				json: {},
-				binary: {
-					data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'c.png' },
-				},
-			};
+			const item = pngItem('c.png');
 			const error = await f.failure(
 				f.runAsset({ operation: 'upload', binaryPropertyName: 'data', options: {} }, [item]),
 			);
@@ -273,12 +256,7 @@ export const FAULTS: Fault[] = [
 				path: '/v1/assets',
 				action: 'reset_after_commit',
 			});
-			const item = {
-				json: {},
-				binary: {
-					data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'again.png' },
-				},
-			};
+			const item = pngItem('again.png');
 			const [[out]] = await f.runAsset(
 				{ operation: 'upload', binaryPropertyName: 'data', options: {} },
 				[item],
@@ -390,13 +368,7 @@ export const FAULTS: Fault[] = [
 				'The account is frozen for a financial review, so new generations are blocked (running jobs still finish). Resolve the pending payment matter in the dashboard.',
 			);
 			expect(error.context.errorCode).toBe('billing_financial_review');
-			expect(f.books()).toEqual({
-				jobs: 0,
-				reserves: 0,
-				reserved: 0,
-				spent: 0,
-				invariantHolds: true,
-			});
+			expect(f.books()).toEqual(NOTHING_RESERVED);
 			return none;
 		},
 	},

@@ -15,7 +15,12 @@ import {
 import { waitOptions } from '../../../shared/descriptions/wait';
 import { checkIdempotencyKey, deriveIdempotencyKey } from '../../../shared/idempotency';
 import type { Job } from '../../../shared/jobs';
-import { ensureGenerationAvailable, readWaitOptions, waitForJob } from '../../../shared/jobs';
+import {
+	ensureGenerationAvailable,
+	quoteJob,
+	readWaitOptions,
+	waitForJob,
+} from '../../../shared/jobs';
 import type { RunState } from '../../../shared/router';
 import { apiRequest } from '../../../shared/transport';
 
@@ -72,14 +77,7 @@ async function guardCost(
 	i: number,
 	maxWaitSeconds?: number,
 ): Promise<IDataObject> {
-	const quote = await apiRequest<IDataObject>(ctx, {
-		method: 'POST',
-		path: '/jobs/quote',
-		body: input,
-		itemIndex: i,
-		safeToRetry: true,
-		maxWaitSeconds,
-	});
+	const quote = await quoteJob(ctx, input, i, maxWaitSeconds);
 	const reserved = Number(quote.reservedCredits);
 	let problem: string | undefined;
 	if (reserved > maxCredits) {

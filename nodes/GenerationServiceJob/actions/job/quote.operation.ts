@@ -2,10 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import { buildJobInput, jobInputFields } from '../../../shared/descriptions/jobInput';
-import { ensureGenerationAvailable } from '../../../shared/jobs';
+import { ensureGenerationAvailable, quoteJob } from '../../../shared/jobs';
 import type { RunState } from '../../../shared/router';
 import { toItems } from '../../../shared/router';
-import { apiRequest } from '../../../shared/transport';
 
 const show = { resource: ['job'], operation: ['quote'] };
 
@@ -23,13 +22,6 @@ export async function execute(
 	const input = buildJobInput(this, i);
 	const options = this.getNodeParameter('options', i, {}) as { maxRateLimitWait?: number };
 	await ensureGenerationAvailable(this, input.mode, state, i);
-	const quote = await apiRequest(this, {
-		method: 'POST',
-		path: '/jobs/quote',
-		body: input,
-		itemIndex: i,
-		safeToRetry: true,
-		maxWaitSeconds: options.maxRateLimitWait,
-	});
+	const quote = await quoteJob(this, input, i, options.maxRateLimitWait);
 	return toItems(quote, i);
 }
