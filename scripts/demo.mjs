@@ -8,7 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { ensureHost } from './n8n-host.mjs';
-import { REPO, loadExample, openInstance, outputOf, packOnce, startEmulator } from '../test/e2e/harness.mjs';
+import {
+	REPO,
+	loadExample,
+	openInstance,
+	outputOf,
+	packOnce,
+	startEmulator,
+} from '../test/e2e/harness.mjs';
 
 const say = (msg) => process.stdout.write(`${msg}\n`);
 const version = process.env.GS_DEMO_HOST || '2';
@@ -72,10 +79,14 @@ async function main() {
 		say(`  credits reserved  ${job.reservedCredits}`);
 		say(`  credits charged   ${job.chargedCredits}`);
 		say(`  balance before    ${before.available} available`);
-		say(`  balance after     ${after.balance.available} available (ledger invariant ${after.invariantHolds ? 'holds' : 'BROKEN'})`);
+		say(
+			`  balance after     ${after.balance.available} available (ledger invariant ${after.invariantHolds ? 'holds' : 'BROKEN'})`,
+		);
 		say(`  sha256 verified   ${verified ? 'yes' : 'NO'} (${sha})`);
 		say(`  MP4 written       ${path.relative(process.cwd(), file)} (${bytes.length} bytes)`);
-		say(`  n8n execute       ${(res.ms / 1000).toFixed(1)} s, peak RSS ${Math.round((res.peakRssBytes ?? 0) / 2 ** 20)} MB`);
+		say(
+			`  n8n execute       ${(res.ms / 1000).toFixed(1)} s, peak RSS ${Math.round((res.peakRssBytes ?? 0) / 2 ** 20)} MB`,
+		);
 		if (!verified || !after.invariantHolds || job.state !== 'succeeded') process.exitCode = 1;
 	} finally {
 		await inst.close();

@@ -1081,3 +1081,161 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 		},
 	);
 }
+
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `n8n start` for an instance, on a free loopback port (editor + REST API), waiting until it is ready.
+ * Returns { base, stop, tail, pid }. Used by the trigger's e2e test and by scripts/screenshots.mjs.
+ */
+export async function startServer(inst, { log = defaultLog } = {}) {
+	const port = await freePort();
+	const base = `http://127.0.0.1:${port}`;
+	const logFile = path.join(inst.userFolder, 'n8n-start.log');
+	const logFd = fs.openSync(logFile, 'a');
+	const env = {
+		...inst.env,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: `${base}/`,
+		N8N_SECURE_COOKIE: 'false',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_ONBOARDING_FLOW_DISABLED: 'true',
+		N8N_PUBLIC_API_DISABLED: 'true',
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_LOG_LEVEL: 'info',
+	};
+	const child = spawn(inst.host.nodeBin, [inst.host.n8nBin, 'start'], {
+		cwd: inst.userFolder,
+		env,
+		stdio: ['ignore', logFd, logFd],
+		detached: true,
+	});
+	fs.closeSync(logFd);
+	let exited = null;
+	child.on('exit', (code, signal) => {
+		exited = { code, signal };
+	});
+	const tail = () => {
+		try {
+			return fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-40).join('\n');
+		} catch {
+			return '(no log)';
+		}
+	};
+	const stop = async () => {
+		if (exited) return;
+		try {
+			process.kill(-child.pid, 'SIGTERM');
+		} catch {
+			return;
+		}
+		for (let i = 0; i < 100 && !exited; i++) await pause(100);
+		try {
+			process.kill(-child.pid, 'SIGKILL'); // n8n's task runner shares the group
+		} catch {
+			/* all gone */
+		}
+	};
+	const t0 = Date.now();
+	for (;;) {
+		if (exited) throw new Error(`n8n start exited (${JSON.stringify(exited)}):\n${tail()}`);
+		if (Date.now() - t0 > 180_000) {
+			await stop();
+			throw new Error(`n8n did not answer /healthz within 180 s:\n${tail()}`);
+		}
+		try {
+			const res = await fetch(`${base}/healthz/readiness`);
+			if (res.ok) break;
+		} catch {
+			/* not listening yet */
+		}
+		await pause(500);
+	}
+	log(
+		`n8n ${inst.n8nVersion} listening on ${base} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+	);
+	return { base, stop, tail, pid: child.pid };
+}
+
+/** Close whatever onboarding / announcement popups n8n shows over the editor. */
+
+/** The owner account of a fresh instance, set up through the REST API; returns the session cookie. */
+export async function ownerSession(base) {
+	// n8n 1.x answers /healthz/readiness before its REST routes exist: retry 404s for a while.
+	let res;
+	for (let i = 0; i < 120; i++) {
+		res = await fetch(`${base}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({
+				email: 'owner@example.com',
+				firstName: 'Test',
+				lastName: 'Owner',
+				password: 'E2e-owner-2026',
+			}),
+		});
+		if (res.status !== 404) break;
+		await pause(500);
+	}
+	if (!res.ok) throw new Error(`owner setup failed: HTTP ${res.status} ${await res.text()}`);
+	const cookie = (res.headers.getSetCookie?.() ?? [res.headers.get('set-cookie')])
+		.filter(Boolean)
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	if (!cookie) throw new Error('owner setup gave no session cookie');
+	return cookie;
+}
+
+/**
+ * A manual execution started from a trigger node, as the editor's "Fetch test event" does
+ * (POST /rest/workflows/:id/run), then its run data once finished (GET /rest/executions/:id).
+ */
+export async function runManuallyFromTrigger(
+	inst,
+	base,
+	cookie,
+	workflowId,
+	triggerName,
+	timeoutMs = 120_000,
+) {
+	const headers = { 'Content-Type': 'application/json', Cookie: cookie };
+	// n8n 1.x also wants the workflow in the body; 2.x ignores it.
+	const workflowData = (
+		await (await fetch(`${base}/rest/workflows/${workflowId}`, { headers })).json()
+	)?.data;
+	const res = await fetch(`${base}/rest/workflows/${workflowId}/run`, {
+		method: 'POST',
+		headers,
+		body: JSON.stringify({ workflowData, triggerToStartFrom: { name: triggerName } }),
+	});
+	const body = await res.json();
+	const executionId = body?.data?.executionId;
+	if (!executionId)
+		throw new Error(`manual run did not start: HTTP ${res.status} ${JSON.stringify(body)}`);
+	const { createRequire } = await import('node:module');
+	const requireFromN8n = createRequire(
+		path.join(inst.host.dir, 'node_modules', 'n8n', 'package.json'),
+	);
+	const { parse } = requireFromN8n('flatted');
+	const t0 = Date.now();
+	for (;;) {
+		const r = await fetch(`${base}/rest/executions/${executionId}`, { headers });
+		const execution = (await r.json())?.data;
+		if (execution?.finished || ['success', 'error', 'crashed'].includes(execution?.status)) {
+			return {
+				...execution,
+				data: typeof execution.data === 'string' ? parse(execution.data) : execution.data,
+			};
+		}
+		if (Date.now() - t0 > timeoutMs)
+			throw new Error(`execution ${executionId} did not finish in time`);
+		await pause(500);
+	}
+}

@@ -12,11 +12,20 @@ const t0 = Date.now();
 const jest = spawnSync(
 	process.execPath,
 	[path.join(REPO, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', 'test/reliability'],
-	{ cwd: REPO, env: { ...process.env, GS_RELIABILITY_OUT: out }, stdio: ['ignore', 'inherit', 'inherit'] },
+	{
+		cwd: REPO,
+		env: { ...process.env, GS_RELIABILITY_OUT: out },
+		stdio: ['ignore', 'inherit', 'inherit'],
+	},
 );
 const seconds = ((Date.now() - t0) / 1000).toFixed(1);
 const rows = fs.existsSync(out)
-	? fs.readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+	? fs
+			.readFileSync(out, 'utf8')
+			.trim()
+			.split('\n')
+			.filter(Boolean)
+			.map((l) => JSON.parse(l))
 	: [];
 const faults = rows.filter((r) => r.kind === 'fault');
 const bad = rows.filter((r) => r.kind === 'badInput');

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 
-import { cacheDir, cleanEnv, ensureHost, freePort, run } from './n8n-host.mjs';
+import { cacheDir, cleanEnv, ensureHost, freePort, run, startServer } from './n8n-host.mjs';
 import { REPO, loadExample, openInstance, packOnce, startEmulator } from '../test/e2e/harness.mjs';
 
 const PLAYWRIGHT_VERSION = '1.65.1';
@@ -74,83 +74,6 @@ async function loadPlaywright() {
 }
 
 /** `n8n start` for an instance on a free loopback port; resolves once /healthz answers. */
-async function startN8n(inst) {
-	const port = await freePort();
-	const base = `http://127.0.0.1:${port}`;
-	const logFile = path.join(inst.userFolder, 'n8n-start.log');
-	const logFd = fs.openSync(logFile, 'a');
-	const env = {
-		...inst.env,
-		N8N_PORT: String(port),
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_HOST: '127.0.0.1',
-		N8N_PROTOCOL: 'http',
-		N8N_EDITOR_BASE_URL: `${base}/`,
-		N8N_SECURE_COOKIE: 'false',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_HIRING_BANNER_ENABLED: 'false',
-		N8N_ONBOARDING_FLOW_DISABLED: 'true',
-		N8N_PUBLIC_API_DISABLED: 'true',
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_LOG_LEVEL: 'info',
-	};
-	const child = spawn(inst.host.nodeBin, [inst.host.n8nBin, 'start'], {
-		cwd: inst.userFolder,
-		env,
-		stdio: ['ignore', logFd, logFd],
-		detached: true,
-	});
-	fs.closeSync(logFd);
-	let exited = null;
-	child.on('exit', (code, signal) => {
-		exited = { code, signal };
-	});
-	const tail = () => {
-		try {
-			return fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-40).join('\n');
-		} catch {
-			return '(no log)';
-		}
-	};
-	const stop = async () => {
-		if (exited) return;
-		try {
-			process.kill(-child.pid, 'SIGTERM');
-		} catch {
-			return;
-		}
-		for (let i = 0; i < 100 && !exited; i++) await sleep(100);
-		try {
-			process.kill(-child.pid, 'SIGKILL'); // n8n's task runner shares the group
-		} catch {
-			/* all gone */
-		}
-	};
-	const t0 = Date.now();
-	for (;;) {
-		if (exited) throw new Error(`n8n start exited (${JSON.stringify(exited)}):\n${tail()}`);
-		if (Date.now() - t0 > 180_000) {
-			await stop();
-			throw new Error(`n8n did not answer /healthz within 180 s:\n${tail()}`);
-		}
-		try {
-			const res = await fetch(`${base}/healthz/readiness`);
-			if (res.ok) break;
-		} catch {
-			/* not listening yet */
-		}
-		await sleep(500);
-	}
-	say(
-		`n8n ${inst.n8nVersion} listening on ${base} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
-	);
-	return { base, stop, tail, pid: child.pid };
-}
-
-/** Close whatever onboarding / announcement popups n8n shows over the editor. */
 async function dismissPopups(page) {
 	for (let round = 0; round < 3; round++) {
 		let closed = false;
@@ -324,7 +247,7 @@ async function main() {
 		await inst.importWorkflow([cr, t2v]);
 		say(`imported workflows ${cr.id}, ${t2v.id}`);
 
-		n8n = await startN8n(inst);
+		n8n = await startServer(inst, { log: say });
 		userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-chromium-'));
 		// a fresh profile per run: launchPersistentContext is Playwright's way to pass --user-data-dir
 		browser = await chromium.launchPersistentContext(userDataDir, {

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
+import { ownerSession, runManuallyFromTrigger, startServer } from '../../scripts/n8n-host.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,
@@ -14,10 +15,8 @@ import {
 	ensureHost,
 	loadExample,
 	openInstance,
-	outputOf,
 	packOnce,
 	startEmulator,
-	assertRunOk,
 } from './harness.mjs';
 
 describe('npm pack contents', () => {
@@ -45,11 +44,15 @@ describe('npm pack contents', () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-pack-'));
 		execFileSync('tar', ['-xzf', tarball, '-C', dir]);
 		const walk = (d) =>
-			fs.readdirSync(d, { withFileTypes: true }).flatMap((e) =>
-				e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)],
-			);
+			fs
+				.readdirSync(d, { withFileTypes: true })
+				.flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
 		for (const file of walk(dir)) {
-			assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /svc_sk_key_[0-9a-f]{32}\.[0-9a-f]{64}/, file);
+			assert.doesNotMatch(
+				fs.readFileSync(file, 'utf8'),
+				/svc_sk_key_[0-9a-f]{32}\.[0-9a-f]{64}/,
+				file,
+			);
 		}
 		fs.rmSync(dir, { recursive: true, force: true });
 		assert.deepEqual(PACKAGE.dependencies ?? {}, {});
@@ -57,78 +60,121 @@ describe('npm pack contents', () => {
 });
 
 for (const version of e2eHosts()) {
-	describe(`package in real n8n, host ${version}`, { timeout: INSTALL_TIMEOUT_MS + 10 * 60_000 }, () => {
-		let inst;
-		let emu;
-		before(
-			async () => {
-				await ensureHost({ version });
-				inst = await openInstance({ version });
-				await inst.installPackage(await packOnce());
-				emu = await startEmulator({ jobTiming: { queuedMs: 0, runningMs: 0 } });
-				await inst.importCredentials([
-					{
-						id: 'gsEmulatorCred',
-						name: 'Generation Service (local emulator)',
-						type: 'generationServiceApi',
-						data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
-					},
-				]);
-			},
-			{ timeout: INSTALL_TIMEOUT_MS },
-		);
-		after(async () => {
-			await emu?.close();
-			await inst?.close();
-		});
-
-		it('the AI-agent example imports, and n8n knows our Job node as a tool', { skip: version === '1' && 'n8n 1.x has no Agent 3.1' }, async () => {
-			const wf = loadExample('ai-agent-job-tools.json');
-			await inst.importWorkflow(wf);
-			// Without an OpenAI credential the run must stop at the chat model, not at an unknown node type.
-			const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
-			const text = JSON.stringify(res.error ?? {}) + res.stdout + res.stderr;
-			assert.doesNotMatch(text, /Unrecognized node type|is not known|Unknown node/i);
-			assert.equal(res.ok, false, 'needs a model credential to run');
-		});
-
-		it('the Job Finished trigger returns the latest finished job in a manual execution', async (t) => {
-			const create = await fetch(`${emu.baseUrl}/jobs`, {
-				method: 'POST',
-				headers: {
-					Authorization: `Bearer ${emu.keys.full}`,
-					'Content-Type': 'application/json',
-					'Idempotency-Key': `e2e-trigger-${version}-000000000000`,
+	describe(
+		`package in real n8n, host ${version}`,
+		{ timeout: INSTALL_TIMEOUT_MS + 10 * 60_000 },
+		() => {
+			let inst;
+			let emu;
+			before(
+				async () => {
+					await ensureHost({ version });
+					inst = await openInstance({ version });
+					await inst.installPackage(await packOnce());
+					emu = await startEmulator({ jobTiming: { queuedMs: 0, runningMs: 0 } });
+					await inst.importCredentials([
+						{
+							id: 'gsEmulatorCred',
+							name: 'Generation Service (local emulator)',
+							type: 'generationServiceApi',
+							data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
+						},
+					]);
 				},
-				body: JSON.stringify({ mode: 'text_to_video', prompt: 'a trigger sample', durationSeconds: 5 }),
+				{ timeout: INSTALL_TIMEOUT_MS },
+			);
+			after(async () => {
+				await emu?.close();
+				await inst?.close();
 			});
-			const job = (await create.json()).data;
-			await fetch(`${emu.baseUrl}/jobs/${job.id}`, { headers: { Authorization: `Bearer ${emu.keys.full}` } });
-			const wf = {
-				id: `gsTrigger${version}`,
-				name: 'Job Finished (manual)',
-				active: false,
-				nodes: [
-					{
-						id: 'trigger',
-						name: 'Job Finished',
-						type: `${PACKAGE.name}.generationServiceTrigger`,
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: { event: 'jobFinished', jobState: 'both', options: { downloadOutput: true } },
-						credentials: { generationServiceApi: { id: 'gsEmulatorCred', name: 'Generation Service (local emulator)' } },
+
+			it(
+				'the AI-agent example imports, and n8n knows our Job node as a tool',
+				{ skip: version === '1' && 'n8n 1.x has no Agent 3.1' },
+				async () => {
+					const wf = loadExample('ai-agent-job-tools.json');
+					await inst.importWorkflow(wf);
+					// Without an OpenAI credential the run must stop at the chat model, not at an unknown node type.
+					const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
+					const text = JSON.stringify(res.error ?? {}) + res.stdout + res.stderr;
+					assert.doesNotMatch(text, /Unrecognized node type|is not known|Unknown node/i);
+					assert.equal(res.ok, false, 'needs a model credential to run');
+				},
+			);
+
+			it('the Job Finished trigger returns the latest finished job in a manual execution', async (t) => {
+				const create = await fetch(`${emu.baseUrl}/jobs`, {
+					method: 'POST',
+					headers: {
+						Authorization: `Bearer ${emu.keys.full}`,
+						'Content-Type': 'application/json',
+						'Idempotency-Key': `e2e-trigger-${version}-000000000000`,
 					},
-				],
-				connections: {},
-				settings: { executionOrder: 'v1' },
-				pinData: {},
-			};
-			await inst.importWorkflow(wf);
-			const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
-			assertRunOk(t, res);
-			const [sample] = outputOf(res, 'Job Finished');
-			assert.equal(sample.id, job.id);
-			assert.equal(sample.state, 'succeeded');
-		});
-	});
+					body: JSON.stringify({
+						mode: 'text_to_video',
+						prompt: 'a trigger sample',
+						durationSeconds: 5,
+					}),
+				});
+				const job = (await create.json()).data;
+				await fetch(`${emu.baseUrl}/jobs/${job.id}`, {
+					headers: { Authorization: `Bearer ${emu.keys.full}` },
+				});
+				const wf = {
+					id: `gsTrigger${version}`,
+					name: 'Job Finished (manual)',
+					active: false,
+					nodes: [
+						{
+							id: 'trigger',
+							name: 'Job Finished',
+							type: `${PACKAGE.name}.generationServiceTrigger`,
+							typeVersion: 1,
+							position: [0, 0],
+							parameters: {
+								event: 'jobFinished',
+								jobState: 'both',
+								options: { downloadOutput: true },
+							},
+							credentials: {
+								generationServiceApi: {
+									id: 'gsEmulatorCred',
+									name: 'Generation Service (local emulator)',
+								},
+							},
+						},
+					],
+					connections: {},
+					settings: { executionOrder: 'v1' },
+					pinData: {},
+				};
+				await inst.importWorkflow(wf);
+				// `n8n execute` starts only from a manual trigger: run it as the editor's "Fetch test event"
+				// does (a manual execution from the trigger, through n8n's REST API on a started n8n).
+				const server = await startServer(inst);
+				try {
+					const cookie = await ownerSession(server.base);
+					const execution = await runManuallyFromTrigger(
+						inst,
+						server.base,
+						cookie,
+						wf.id,
+						'Job Finished',
+					);
+					assert.equal(
+						execution.status,
+						'success',
+						JSON.stringify(execution.data?.resultData?.error ?? {}),
+					);
+					const [item] = execution.data.resultData.runData['Job Finished'][0].data.main[0];
+					assert.equal(item.json.id, job.id);
+					assert.equal(item.json.state, 'succeeded');
+					assert.equal(item.binary?.data?.mimeType, 'video/mp4');
+				} finally {
+					await server.stop();
+				}
+				t.diagnostic('trigger run manually through POST /rest/workflows/:id/run');
+			});
+		},
+	);
 }
