@@ -273,4 +273,27 @@ describe('Job node: exact requests', () => {
 		);
 		expect(scope.isDone()).toBe(true);
 	});
+
+	it('Wait for Job stops at once when the execution is cancelled, without more polls', async () => {
+		const scope = nock(BASE)
+			.get(`/jobs/${JOB}`)
+			.reply(200, { data: job('running') });
+		const cancel = new AbortController();
+		cancel.abort();
+		await expect(
+			runNode({
+				node,
+				parameters: {
+					resource: 'job',
+					operation: 'waitForJob',
+					jobId: rl(JOB),
+					options: {},
+				} as never,
+				credentials: { apiKey: TEST_KEY, baseUrl: BASE },
+				abortSignal: cancel.signal,
+			}),
+		).rejects.toThrow(/cancelled/);
+		expect(mocked.clock.state.sleeps).toEqual([]);
+		expect(nock.pendingMocks().length + (scope.isDone() ? 1 : 0)).toBe(1);
+	});
 });
