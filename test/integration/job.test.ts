@@ -277,4 +277,31 @@ describe('Job node against the emulator', () => {
 		);
 		expect(videos.results.map((r) => r.value)).toEqual([env.videoId]);
 	});
+
+	it('a batch with Wait for Completion creates every job first, then follows them side by side', async () => {
+		const items = [{ json: { p: 'one' } }, { json: { p: 'two' } }, { json: { p: 'three' } }];
+		const [out] = await run(
+			{
+				operation: 'create',
+				...textJob,
+				prompt: '={{ "scene " + $json.p }}',
+				options: { waitForCompletion: true },
+			},
+			{ items },
+		);
+		expect(out.map((i) => [i.json.state, i.pairedItem])).toEqual([
+			['succeeded', { item: 0 }],
+			['succeeded', { item: 1 }],
+			['succeeded', { item: 2 }],
+		]);
+		const journal = env.emu.control.journal();
+		const lastCreate = journal.map((e) => `${e.method} ${e.path}`).lastIndexOf('POST /v1/jobs');
+		const firstPoll = journal.findIndex(
+			(e) => e.method === 'GET' && /^\/v1\/jobs\/job_/.test(e.path),
+		);
+		expect(lastCreate).toBeLessThan(firstPoll);
+		for (const item of out) {
+			expect(sha256(await binaryBytes(item))).toBe((item.json.output as IDataObject).sha256);
+		}
+	});
 });

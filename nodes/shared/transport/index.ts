@@ -197,12 +197,18 @@ export function checkBaseUrl(raw: unknown): { baseUrl: string } | { problem: str
 	return { baseUrl: text };
 }
 
+/** Base URL read once per node run (context), not once per request: polls and retries reuse it. */
+const baseUrls = new WeakMap<object, string>();
+
 async function resolveBaseUrl(ctx: ServiceContext, itemIndex?: number): Promise<string> {
+	const known = baseUrls.get(ctx);
+	if (known) return known;
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME, itemIndex);
 	const checked = checkBaseUrl(credentials.baseUrl);
 	if ('problem' in checked) {
 		throw new NodeOperationError(ctx.getNode(), checked.problem, { itemIndex });
 	}
+	baseUrls.set(ctx, checked.baseUrl);
 	return checked.baseUrl;
 }
 

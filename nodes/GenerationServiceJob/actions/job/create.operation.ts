@@ -140,7 +140,11 @@ export async function execute(
 	if (!waitOpts) {
 		return [{ json: { ...job, idempotencyKey }, pairedItem: { item: i } }];
 	}
-	const item = await waitForJob(this, job.id, i, waitOpts, job);
-	item.json = { ...item.json, replayed: job.replayed ?? false, idempotencyKey };
-	return [item];
+	// Waits run after every item's job is created, so a batch's jobs are generated side by side.
+	state.deferred.set(i, async () => {
+		const item = await waitForJob(this, job.id, i, waitOpts, job);
+		item.json = { ...item.json, replayed: job.replayed ?? false, idempotencyKey };
+		return [item];
+	});
+	return [];
 }
