@@ -24,7 +24,7 @@ export type Mode = (typeof MODES)[number];
 export const ASPECT_RATIOS = ['9:16', '16:9', '1:1'] as const;
 
 /** Which scope each API area needs, used to name it in `insufficient_scope` errors. */
-export const SCOPE_BY_PATH: Array<[RegExp, string, string]> = [
+const SCOPE_BY_PATH: Array<[RegExp, string, string]> = [
 	[/^\/balance/, 'GET', 'balance:read'],
 	[/^\/usage/, 'GET', 'usage:read'],
 	[/^\/assets/, 'GET', 'assets:read'],

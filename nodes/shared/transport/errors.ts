@@ -94,6 +94,9 @@ export const ERROR_MESSAGES: Record<string, MessageFn> = {
 	// Not in the spec's table (its 416 body is "not shown"); the local emulator answers this code.
 	range_not_satisfiable: () =>
 		'The byte range is outside the file. Use bytes=start-end within the file size, or leave Byte Range empty.',
+	// Our own code for an answer that is not the envelope (HTML from a proxy, empty or non-JSON body).
+	unexpected_response: (info) =>
+		`The service answered HTTP ${info.httpCode} with something that is not its JSON error. Check that the Base URL of the credential points at the service (ending in /v1) and not at a proxy or web page.`,
 	internal_error: () =>
 		'The service had an internal error. The node already retried with the same Idempotency-Key; run again later (it is safe: the same key never creates a second generation).',
 };
@@ -177,8 +180,3 @@ export function parseErrorBody(
 		requestId: headerRequestId,
 	};
 }
-
-export const UNEXPECTED_RESPONSE_MESSAGE = (httpCode: number) =>
-	`The service answered HTTP ${httpCode} with something that is not its JSON error. Check that the Base URL of the credential points at the service (ending in /v1) and not at a proxy or web page.`;
-
-ERROR_MESSAGES.unexpected_response = (info) => UNEXPECTED_RESPONSE_MESSAGE(info.httpCode);

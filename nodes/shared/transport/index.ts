@@ -418,7 +418,7 @@ export async function sendRequest(
 		if (status >= 500 && retryable) {
 			failures++;
 			if (failures < RETRY_POLICY.attempts) {
-				await drain(response);
+				await readBody(response); // let the connection go before the next try
 				await wait(ctx, backoffMs(failures), request.itemIndex);
 				continue;
 			}
@@ -454,10 +454,6 @@ async function readBody(response: RawResponse): Promise<RawResponse> {
 	} catch {
 		return { ...response, body: '' };
 	}
-}
-
-async function drain(response: RawResponse): Promise<void> {
-	await readBody(response);
 }
 
 /** The `data` of the success envelope; anything else (a proxy page, an empty 200) is a clear error. */
@@ -527,5 +523,3 @@ export async function apiRequestAllItems<T = IDataObject>(
 	} while (cursor && items.length < wanted);
 	return items.slice(0, wanted === Infinity ? undefined : wanted);
 }
-
-export { streamToBuffer };
