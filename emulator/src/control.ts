@@ -4,6 +4,7 @@ import { ensureAccount, MAIN_ACCOUNT } from './accounts';
 import { toAsset } from './assets';
 import type { Asset } from './assets';
 import type { FaultSpec, FaultStore } from './faults';
+import type { IpLimiter } from './iplimit';
 import { createKey, revokeKey } from './keys';
 import type { CreateKeyOptions } from './keys';
 import { advanceJobs, toJob } from './jobs';
@@ -11,8 +12,51 @@ import type { Job } from './jobs';
 import type { JournalEntry } from './journal';
 import { balanceOf, entriesOf, grant, invariantHolds, toLedgerEntry } from './ledger';
 import type { Balance, LedgerEntry } from './ledger';
+import type { Referee, Violation, ViolationKind } from './referee';
 import { findAccount, MODES } from './state';
-import type { EmulatorSnapshot, JobScript, Mode, World } from './state';
+import type { EmulatorSnapshot, IpLimit, JobScript, Mode, RuntimeSettings, World } from './state';
+
+/** Settings that can change while running (options `rateWindowMs`, `ipLimit`, `minPollIntervalMs`). */
+export interface SettingsPatch {
+	/** Length of a key's fixed rate window in ms (> 0). */
+	rateWindowMs?: number;
+	/** Per-remote-IP limit; null removes it. */
+	ipLimit?: IpLimit | null;
+	/** Referee: minimum ms between two reads of the same job (>= 0). */
+	minPollIntervalMs?: number;
+}
+
+function positiveInteger(value: unknown, name: string): number {
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+		throw new Error(`${name} must be a positive integer`);
+	}
+	return value;
+}
+
+/** Validates and applies a settings patch (throws on a bad value, changing nothing). */
+export function applySettings(runtime: RuntimeSettings, patch: SettingsPatch): void {
+	const next: RuntimeSettings = { ...runtime };
+	if (patch.rateWindowMs !== undefined) {
+		next.rateWindowMs = positiveInteger(patch.rateWindowMs, 'rateWindowMs');
+	}
+	if (patch.ipLimit !== undefined) {
+		next.ipLimit =
+			patch.ipLimit === null
+				? null
+				: {
+						requests: positiveInteger(patch.ipLimit?.requests, 'ipLimit.requests'),
+						windowMs: positiveInteger(patch.ipLimit?.windowMs, 'ipLimit.windowMs'),
+					};
+	}
+	if (patch.minPollIntervalMs !== undefined) {
+		const v = patch.minPollIntervalMs;
+		if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+			throw new Error('minPollIntervalMs must be an integer >= 0');
+		}
+		next.minPollIntervalMs = v;
+	}
+	Object.assign(runtime, next);
+}
 
 export interface EmulatorControl {
 	setEngine(available: boolean, reason?: string): void;
@@ -31,7 +75,16 @@ export interface EmulatorControl {
 	clearFaults(): void;
 	faults(): Array<FaultSpec & { remaining: number }>;
 	journal(): JournalEntry[];
+	/** Clears the journal only (violations stay). */
 	clearJournal(): void;
+	/** Every violation the referee recorded, oldest first. */
+	violations(): Violation[];
+	/** Forgets the recorded violations (the referee still remembers past answers). */
+	clearViolations(): void;
+	/** Number of recorded violations of each kind (every kind present, 0 when none). */
+	violationCounts(): Record<ViolationKind, number>;
+	settings(): RuntimeSettings;
+	setSettings(patch: SettingsPatch): void;
 	ledger(accountId?: string): { balance: Balance; entries: LedgerEntry[]; invariantHolds: boolean };
 	jobs(): Job[];
 	assets(): Asset[];
@@ -42,6 +95,8 @@ export function createControl(
 	world: World,
 	faults: FaultStore,
 	journal: JournalEntry[],
+	referee: Referee,
+	ipLimiter: IpLimiter,
 ): EmulatorControl {
 	const changed = () => world.onChange();
 	const tick = () => {
@@ -114,6 +169,26 @@ export function createControl(
 		clearJournal() {
 			journal.length = 0;
 		},
+		violations() {
+			return referee.violations();
+		},
+		clearViolations() {
+			referee.clearViolations();
+		},
+		violationCounts() {
+			return referee.counts();
+		},
+		settings() {
+			return {
+				...world.runtime,
+				ipLimit: world.runtime.ipLimit ? { ...world.runtime.ipLimit } : null,
+			};
+		},
+		setSettings(patch) {
+			const ipBefore = JSON.stringify(world.runtime.ipLimit);
+			applySettings(world.runtime, patch);
+			if (JSON.stringify(world.runtime.ipLimit) !== ipBefore) ipLimiter.clear();
+		},
 		ledger(accountId = MAIN_ACCOUNT) {
 			tick();
 			return {
@@ -155,6 +230,18 @@ export function registerControlRoutes(app: FastifyInstance, control: EmulatorCon
 		['GET', '/_control/assets', () => control.assets()],
 		['GET', '/_control/journal', () => control.journal()],
 		['DELETE', '/_control/journal', () => control.clearJournal()],
+		['GET', '/_control/violations', () => control.violations()],
+		['DELETE', '/_control/violations', () => control.clearViolations()],
+		['GET', '/_control/violations/counts', () => control.violationCounts()],
+		['GET', '/_control/settings', () => control.settings()],
+		[
+			'POST',
+			'/_control/settings',
+			(b) => {
+				control.setSettings(b as SettingsPatch);
+				return control.settings();
+			},
+		],
 		['GET', '/_control/faults', () => control.faults()],
 		['DELETE', '/_control/faults', () => control.clearFaults()],
 		[

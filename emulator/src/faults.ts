@@ -8,6 +8,7 @@ export const FAULT_ACTIONS = [
 	'truncate',
 	'corrupt',
 	'delay',
+	'delay_response',
 	'html_body',
 	'empty_body',
 ] as const;
@@ -27,7 +28,10 @@ export interface FaultSpec {
 	code?: string;
 	/** truncate: bytes sent before the socket is destroyed (default half the body); corrupt: where flipping starts (default the middle). */
 	afterBytes?: number;
-	/** delay: ms to wait before handling (default 1000). */
+	/**
+	 * delay: ms to wait (emulator clock) before handling; delay_response: the handler runs at
+	 * arrival and the answer is sent this many ms later. Default 1000.
+	 */
 	delayMs?: number;
 }
 

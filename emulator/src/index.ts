@@ -1,14 +1,20 @@
+import { sleep } from 'n8n-workflow';
+
 import { seed, seededSecret } from './accounts';
-import { createControl, registerControlRoutes } from './control';
+import { applySettings, createControl, registerControlRoutes } from './control';
 import type { EmulatorControl } from './control';
 import { FaultStore } from './faults';
+import { IpLimiter } from './iplimit';
 import type { JournalEntry } from './journal';
 import { SAMPLE_VIDEO } from './media';
+import { Referee } from './referee';
 import { buildServer } from './server';
 import { MODES } from './state';
-import type { EmulatorSnapshot, World } from './state';
+import type { EmulatorSnapshot, IpLimit, RuntimeSettings, World } from './state';
 
-export type { EmulatorControl } from './control';
+export type { EmulatorControl, SettingsPatch } from './control';
+export type { Violation, ViolationKind } from './referee';
+export { VIOLATION_KINDS } from './referee';
 export type { FaultAction, FaultSpec } from './faults';
 export type { JournalEntry } from './journal';
 export type { CreateKeyOptions } from './keys';
@@ -16,7 +22,16 @@ export type { Balance, LedgerEntry } from './ledger';
 export type { Asset, Quota } from './assets';
 export type { Job, Quote } from './jobs';
 export type { Persona } from './personas';
-export type { EmulatorSnapshot, JobInput, JobScript, Mode, MimeType, Scope } from './state';
+export type {
+	EmulatorSnapshot,
+	IpLimit,
+	JobInput,
+	JobScript,
+	Mode,
+	MimeType,
+	RuntimeSettings,
+	Scope,
+} from './state';
 export { SCOPES, MODES, MIME_TYPES } from './state';
 export { FAULT_ACTIONS } from './faults';
 export { ERROR_TABLE } from './errors';
@@ -29,8 +44,19 @@ export interface EmulatorOptions {
 	port?: number;
 	/** Default 127.0.0.1. */
 	host?: string;
-	/** Clock in ms (default Date.now); job states are computed from it lazily. */
+	/**
+	 * Virtual time for everything: job progress, rate windows, the referee and the waits of the
+	 * `delay` / `delay_response` faults. Wins over `now`.
+	 */
+	clock?: EmulatorClock;
+	/** Clock in ms (default Date.now); job states are computed from it lazily. Waits stay real. */
 	now?: () => number;
+	/** Length of a key's fixed rate window (requestsPerMinute = requests per window). Default 60000. */
+	rateWindowMs?: number;
+	/** Per-remote-IP fixed window over every /v1 request → 429 ip_rate_limited. Default: none. */
+	ipLimit?: IpLimit | null;
+	/** Referee: minimum ms between two successful reads of a job (poll_too_soon). Default 5000. */
+	minPollIntervalMs?: number;
 	/** Default { queuedMs: 1000, runningMs: 2000 }; 0/0 = jobs end at creation. */
 	jobTiming?: { queuedMs: number; runningMs: number };
 	/** Share of the reservation charged on success (rounded up, never above it). Default 0.8. */
@@ -46,6 +72,17 @@ export interface EmulatorOptions {
 	/** Called after every request and control change (cli.mjs persists --state with it). */
 	onChange?: (control: EmulatorControl) => void;
 }
+
+export interface EmulatorClock {
+	now(): number;
+	sleep(ms: number): Promise<void>;
+}
+
+export const DEFAULT_RUNTIME: Readonly<RuntimeSettings> = {
+	rateWindowMs: 60_000,
+	ipLimit: null,
+	minPollIntervalMs: 5000,
+};
 
 export interface EmulatorKeys {
 	/** Every scope, ceiling 100000. */
@@ -103,9 +140,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 		if (options.outputBytes !== undefined) state.settings.outputBytes = options.outputBytes;
 	}
 	let control: EmulatorControl | null = null;
+	const runtime: RuntimeSettings = { ...DEFAULT_RUNTIME };
+	applySettings(runtime, {
+		rateWindowMs: options.rateWindowMs,
+		ipLimit: options.ipLimit,
+		minPollIntervalMs: options.minPollIntervalMs,
+	});
+	const clock = options.clock;
 	const world: World = {
 		state,
-		now: options.now ?? (() => Date.now()),
+		now: clock ? () => clock.now() : (options.now ?? (() => Date.now())),
+		sleep: clock ? (ms) => clock.sleep(ms) : (ms) => sleep(ms),
+		runtime,
 		onChange: () => {
 			if (control && options.onChange) options.onChange(control);
 		},
@@ -118,9 +164,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 	}
 	const faults = new FaultStore();
 	const journal: JournalEntry[] = [];
+	const referee = new Referee(() => world.runtime.minPollIntervalMs);
+	const ipLimiter = new IpLimiter();
 	let baseUrl = '';
-	const app = buildServer({ world, faults, journal, baseUrl: () => baseUrl });
-	control = createControl(world, faults, journal);
+	const app = buildServer({
+		world,
+		faults,
+		journal,
+		referee,
+		ipLimiter,
+		baseUrl: () => baseUrl,
+	});
+	control = createControl(world, faults, journal, referee, ipLimiter);
 	registerControlRoutes(app, control);
 	const host = options.host ?? '127.0.0.1';
 	await app.listen({ port: options.port ?? 4010, host });

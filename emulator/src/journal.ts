@@ -15,4 +15,6 @@ export interface JournalEntry {
 	keyId: string | null;
 	/** Fault action applied to this request, if any. */
 	fault: string | null;
+	/** Kinds of the referee's violations recorded for this request (see referee.ts); [] when none. */
+	violations: string[];
 }

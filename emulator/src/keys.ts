@@ -7,7 +7,6 @@ import type { ApiKeyRecord, Scope, World } from './state';
 
 export const MAX_ACTIVE_KEYS = 20;
 export const MAX_KEY_VALIDITY_MS = 366 * 24 * 3600 * 1000;
-const WINDOW_MS = 60_000;
 
 export interface CreateKeyOptions {
 	/** Caller-chosen secret (must match `svc_sk_key_<32 hex>.<64 hex>`); random otherwise. */
@@ -118,7 +117,7 @@ export function authenticate(world: World, authorization: string | undefined): A
 }
 
 /**
- * Counts one request in the key's fixed one-minute window.
+ * Counts one request in the key's fixed window (`rateWindowMs`, aligned to multiples of it).
  * Returns the X-RateLimit-* headers, and whether the request is over the limit.
  */
 export function countRequest(
@@ -126,14 +125,15 @@ export function countRequest(
 	key: ApiKeyRecord,
 ): { headers: Record<string, string>; limited: boolean; retryAfter: number } {
 	const now = world.now();
-	const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+	const windowMs = world.runtime.rateWindowMs;
+	const windowStart = Math.floor(now / windowMs) * windowMs;
 	if (key.windowStart !== windowStart) {
 		key.windowStart = windowStart;
 		key.windowCount = 0;
 	}
 	const limited = key.windowCount >= key.requestsPerMinute;
 	if (!limited) key.windowCount += 1;
-	const reset = windowStart + WINDOW_MS;
+	const reset = windowStart + windowMs;
 	return {
 		headers: {
 			'X-RateLimit-Limit': String(key.requestsPerMinute),

@@ -1,6 +1,5 @@
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sleep } from 'n8n-workflow';
 
 import { getBalance, getMe, getUsage } from './accounts';
 import {
@@ -17,17 +16,22 @@ import { BEFORE_HANDLER, corruptBytes, PROXY_HTML } from './faults';
 import type { FaultSpec, FaultStore } from './faults';
 import type { HandlerResult, RequestContext } from './http';
 import { ok } from './http';
-import { newId } from './ids';
+import { canonicalJson, JOB_ID, newId, sha256Hex } from './ids';
+import { normaliseIp } from './iplimit';
+import type { IpLimiter } from './iplimit';
 import { createJob, getJob, jobOutput, listJobs, quoteJob, advanceJobs } from './jobs';
 import type { JournalEntry } from './journal';
 import { authenticate, countRequest, keyIdOfHeader, requireScope } from './keys';
 import { getPersona, listPersonas } from './personas';
+import type { Arrival, Delivery, Referee, ViolationKind } from './referee';
 import type { Scope, World } from './state';
 
 export interface ServerDeps {
 	world: World;
 	faults: FaultStore;
 	journal: JournalEntry[];
+	referee: Referee;
+	ipLimiter: IpLimiter;
 	/** Public base URL (…/v1), filled in once listening. */
 	baseUrl: () => string;
 }
@@ -131,15 +135,19 @@ function faultResult(fault: FaultSpec, requestId: string): HandlerResult {
 	}
 }
 
-/** Runs auth (Origin, key, rate limit, scope) and the handler; never throws. */
+/**
+ * Runs auth (Origin, key, rate limit, scope) and the handler; never throws. `windowExhausted`:
+ * the key's rate window was already used up (the counter's 429).
+ */
 function runRoute(
 	deps: ServerDeps,
 	route: Route,
 	request: FastifyRequest,
 	requestId: string,
-): HandlerResult {
+): { result: HandlerResult; windowExhausted: boolean } {
 	const { world } = deps;
 	const rateHeaders: Record<string, string> = {};
+	let windowExhausted = false;
 	let result: HandlerResult;
 	try {
 		if (route.access === 'public') {
@@ -157,6 +165,7 @@ function runRoute(
 			const rate = countRequest(world, key);
 			Object.assign(rateHeaders, rate.headers);
 			if (rate.limited) {
+				windowExhausted = true;
 				throw new ApiError('rate_limited', undefined, { 'Retry-After': String(rate.retryAfter) });
 			}
 			requireScope(key, route.access.scope);
@@ -175,7 +184,15 @@ function runRoute(
 		result = errorResult(error, requestId);
 	}
 	result.headers = { ...rateHeaders, ...result.headers };
-	return result;
+	return { result, windowExhausted };
+}
+
+/** 429 ip_rate_limited of the per-IP limit: Retry-After, no X-RateLimit-* headers. */
+function ipLimitedResult(retryAfter: number, requestId: string): HandlerResult {
+	return errorResult(
+		new ApiError('ip_rate_limited', undefined, { 'Retry-After': String(retryAfter) }),
+		requestId,
+	);
 }
 
 function bodyOf(result: HandlerResult): { bytes: Buffer; contentType: string | null } {
@@ -192,21 +209,25 @@ function errorCodeOf(result: HandlerResult): string | null {
 	return json && json.error && typeof json.error.code === 'string' ? json.error.code : null;
 }
 
-/** Writes the answer, applying post-handler faults (reset, truncate, corrupt). */
+/**
+ * Writes the answer, applying post-handler faults (reset, truncate, corrupt); tells how much of it
+ * can reach the client (nothing when the connection is already closed, e.g. the client gave up).
+ */
 function send(
 	request: FastifyRequest,
 	reply: FastifyReply,
 	result: HandlerResult,
 	fault: FaultSpec | null,
-): void {
+): Delivery {
 	const { bytes, contentType } = bodyOf(result);
 	const headers: Record<string, string> = { ...result.headers };
 	if (contentType && !headers['Content-Type']) headers['Content-Type'] = contentType;
 	const socket = request.raw.socket;
+	const gone = socket.destroyed;
 	if (fault?.action === 'reset_after_commit') {
 		reply.hijack();
 		socket.destroy();
-		return;
+		return 'none';
 	}
 	if (fault?.action === 'truncate') {
 		reply.hijack();
@@ -216,34 +237,134 @@ function send(
 		);
 		reply.raw.writeHead(result.status, { ...headers, 'Content-Length': String(bytes.length) });
 		reply.raw.write(bytes.subarray(0, cut), () => socket.destroy());
-		return;
+		return gone ? 'none' : 'damaged';
 	}
 	const body = fault?.action === 'corrupt' ? corruptBytes(bytes, fault.afterBytes) : bytes;
 	reply.code(result.status).headers(headers);
 	if (!headers['Content-Type']) reply.removeHeader('content-type');
 	reply.send(body);
+	if (gone) return 'none';
+	return fault?.action === 'corrupt' ? 'damaged' : 'full';
 }
 
-/** One /v1 request: clock, faults, auth, handler, journal, answer. */
+function isV1Path(path: string): boolean {
+	return path === '/v1' || path.startsWith('/v1/');
+}
+
+/** The bearer token (or the whole Authorization value) hashed; null without the header. */
+function credentialHash(authorization: string | undefined): string | null {
+	if (authorization === undefined || authorization.trim() === '') return null;
+	const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+	return sha256Hex(m ? m[1] : authorization);
+}
+
+/** What the referee needs to know of a /v1 request at its arrival. */
+function describeArrival(
+	deps: ServerDeps,
+	route: Route,
+	request: FastifyRequest,
+	at: { requestId: string; path: string; query: string; at: number; fault: FaultSpec | null },
+): Arrival {
+	const authorization = header(request, 'authorization');
+	const keyId = keyIdOfHeader(authorization);
+	const key = keyId ? deps.world.state.keys.find((k) => k.keyId === keyId) : undefined;
+	const body = Buffer.isBuffer(request.body) ? request.body : null;
+	const bodyHash = body
+		? sha256Hex(body)
+		: `unread:${header(request, 'content-length') ?? sha256Hex('')}`;
+	let creation: Arrival['creation'] = null;
+	if (request.method === 'POST' && route.url === '/v1/assets') {
+		creation = { kind: 'assets', bodyHash };
+	} else if (request.method === 'POST' && route.url === '/v1/jobs') {
+		let canonical: string | null = null;
+		try {
+			canonical = body ? canonicalJson(JSON.parse(body.toString('utf8'))) : null;
+		} catch {
+			canonical = null;
+		}
+		creation = { kind: 'jobs', bodyHash: canonical === null ? bodyHash : sha256Hex(canonical) };
+	}
+	const params = (request.params ?? {}) as Record<string, string | undefined>;
+	return {
+		requestId: at.requestId,
+		at: at.at,
+		method: request.method,
+		path: at.path,
+		query: at.query,
+		ip: normaliseIp(request.socket.remoteAddress),
+		keyId,
+		secretHash: credentialHash(authorization),
+		accountId: key ? key.accountId : null,
+		authenticated: route.access !== 'public',
+		idempotencyKey: header(request, 'idempotency-key') ?? null,
+		bodyHash,
+		creation,
+		jobRead:
+			request.method === 'GET' && route.url === '/v1/jobs/:jobId' ? (params.jobId ?? null) : null,
+		fault: at.fault ? at.fault.action : null,
+	};
+}
+
+/** Job id of a 2xx answer to a job creation or a job read (what the client learned). */
+function jobIdOf(route: Route, result: HandlerResult): string | null {
+	if (result.status < 200 || result.status >= 300) return null;
+	if (route.url !== '/v1/jobs/:jobId' && !(route.method === 'POST' && route.url === '/v1/jobs')) {
+		return null;
+	}
+	const json = result.json as { data?: { id?: unknown } } | undefined;
+	const id = json?.data?.id;
+	return typeof id === 'string' && JOB_ID.test(id) ? id : null;
+}
+
+/**
+ * One request: per-IP limit and faults (at arrival), the referee's judgement, auth and handler,
+ * journal, answer. `preset` answers instead of the route (errors of the HTTP layer).
+ */
 async function dispatch(
 	deps: ServerDeps,
 	route: Route,
 	request: FastifyRequest,
 	reply: FastifyReply,
+	preset?: (requestId: string) => HandlerResult,
 ): Promise<void> {
+	const { world, referee } = deps;
 	const requestId = newId('req');
 	const [path, query = ''] = request.url.split('?', 2);
-	let fault = deps.faults.take(request.method, path);
-	if (fault?.action === 'delay') await sleep(fault.delayMs ?? 1000);
-	advanceJobs(deps.world);
-	const result =
-		fault && BEFORE_HANDLER.includes(fault.action)
-			? faultResult(fault, requestId)
-			: runRoute(deps, route, request, requestId);
+	const arrivedAt = world.now();
+	const v1 = isV1Path(path);
+	const ipRetryAfter = v1
+		? deps.ipLimiter.count(world, normaliseIp(request.socket.remoteAddress))
+		: null;
+	let fault = ipRetryAfter === null && !preset ? deps.faults.take(request.method, path) : null;
+	const arrival = v1
+		? describeArrival(deps, route, request, { requestId, path, query, at: arrivedAt, fault })
+		: null;
+	const violations: ViolationKind[] = arrival ? referee.arrive(arrival) : [];
+	if (fault?.action === 'delay') await world.sleep(fault.delayMs ?? 1000);
+	advanceJobs(world);
+	let result: HandlerResult;
+	if (ipRetryAfter !== null) {
+		result = ipLimitedResult(ipRetryAfter, requestId);
+	} else if (preset) {
+		result = preset(requestId);
+	} else if (fault && BEFORE_HANDLER.includes(fault.action)) {
+		result = faultResult(fault, requestId);
+	} else {
+		const ran = runRoute(deps, route, request, requestId);
+		result = ran.result;
+		if (ran.windowExhausted && arrival) {
+			referee.flag(
+				arrival,
+				'exhausted_window',
+				`key ${arrival.keyId} had no request left in its rate window (X-RateLimit-Remaining was 0)`,
+				violations,
+			);
+		}
+	}
 	const proxied = fault?.action === 'html_body' || fault?.action === 'empty_body';
 	if (!proxied) result.headers['X-Request-Id'] = requestId;
 	deps.journal.push({
-		at: deps.world.now(),
+		at: world.now(),
 		requestId,
 		method: request.method,
 		path,
@@ -254,10 +375,23 @@ async function dispatch(
 		errorCode: errorCodeOf(result),
 		keyId: keyIdOfHeader(header(request, 'authorization')),
 		fault: fault ? fault.action : null,
+		violations: [...violations],
 	});
-	deps.world.onChange();
-	if (fault?.action === 'delay') fault = null;
-	send(request, reply, result, fault);
+	world.onChange();
+	if (fault?.action === 'delay_response') await world.sleep(fault.delayMs ?? 1000);
+	if (fault?.action === 'delay' || fault?.action === 'delay_response') fault = null;
+	const delivery = send(request, reply, result, fault);
+	if (arrival) {
+		const retryAfter = Number(result.headers['Retry-After']);
+		referee.answered(arrival, {
+			at: world.now(),
+			status: result.status,
+			errorCode: errorCodeOf(result),
+			retryAfter: Number.isFinite(retryAfter) ? retryAfter : null,
+			delivery,
+			jobId: jobIdOf(route, result),
+		});
+	}
 }
 
 const notFoundRoute: Route = {
@@ -307,30 +441,18 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 	}
 	app.setNotFoundHandler((request, reply) => dispatch(deps, notFoundRoute, request, reply));
 	app.setErrorHandler((error: { code?: string; statusCode?: number }, request, reply) => {
-		const requestId = newId('req');
 		const code =
 			error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
 				? 'asset_too_large'
 				: (error.statusCode ?? 500) < 500
 					? 'invalid_field'
 					: 'internal_error';
-		const result = errorResult(new ApiError(code), requestId);
-		result.headers['X-Request-Id'] = requestId;
-		const [path, query = ''] = request.url.split('?', 2);
-		deps.journal.push({
-			at: deps.world.now(),
-			requestId,
-			method: request.method,
-			path,
-			query,
-			idempotencyKey: header(request, 'idempotency-key') ?? null,
-			range: header(request, 'range') ?? null,
-			status: result.status,
-			errorCode: code,
-			keyId: keyIdOfHeader(header(request, 'authorization')),
-			fault: null,
-		});
-		send(request, reply, result, null);
+		const matched = ROUTES.find(
+			(r) => r.method === request.method && r.url === request.routeOptions.url,
+		);
+		return dispatch(deps, matched ?? notFoundRoute, request, reply, (requestId) =>
+			errorResult(new ApiError(code), requestId),
+		);
 	});
 	return app;
 }

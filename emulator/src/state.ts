@@ -53,7 +53,7 @@ export interface ApiKeyRecord {
 	createdAt: number;
 	expiresAt: number | null;
 	revokedAt: number | null;
-	/** Fixed one-minute window of the rate limiter. */
+	/** Fixed window of the rate limiter (`rateWindowMs` long, aligned to multiples of it). */
 	windowStart: number;
 	windowCount: number;
 }
@@ -176,10 +176,29 @@ export interface EmulatorSnapshot {
 	pendingScripts: JobScript[];
 }
 
+/** A per-remote-IP fixed window over every /v1 request. */
+export interface IpLimit {
+	requests: number;
+	windowMs: number;
+}
+
+/** Run-time settings (options / control), not part of the snapshot. */
+export interface RuntimeSettings {
+	/** Length of a key's fixed rate window, aligned to multiples of it since the epoch. */
+	rateWindowMs: number;
+	/** null = no per-IP limit. */
+	ipLimit: IpLimit | null;
+	/** Referee: minimum time between two reads of the same job. */
+	minPollIntervalMs: number;
+}
+
 /** Live state plus the clock. */
 export interface World {
 	state: EmulatorSnapshot;
 	now: () => number;
+	/** Waits `ms` on the emulator's clock (virtual when a `clock` option is given). */
+	sleep: (ms: number) => Promise<void>;
+	runtime: RuntimeSettings;
 	/** Called after anything changed (used by cli.mjs to persist --state). */
 	onChange: () => void;
 }
