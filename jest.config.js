@@ -16,5 +16,9 @@ module.exports = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
+	// The package's clock is swapped for a virtual one (nothing in the shipped code can change it).
+	moduleNameMapper: {
+		'^\\./serviceClock$': '<rootDir>/test/helpers/serviceClock.ts',
+	},
 	testTimeout: 60000,
 };

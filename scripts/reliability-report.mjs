@@ -29,7 +29,7 @@ const rows = fs.existsSync(out)
 	: [];
 const faults = rows.filter((r) => r.kind === 'fault');
 const bad = rows.filter((r) => r.kind === 'badInput');
-const secrets = rows.filter((r) => r.kind === 'secrets').at(-1) ?? {};
+const secretRows = rows.filter((r) => r.kind === 'secrets');
 const sum = (list, key) => list.reduce((n, r) => n + (r[key] ?? 0), 0);
 const figures = {
 	faultsInjected: faults.length,
@@ -39,9 +39,9 @@ const figures = {
 	refusedLocally: bad.filter((r) => r.refusedLocally).length,
 	refusedByService: bad.filter((r) => !r.refusedLocally && !r.repaired).length,
 	repaired: bad.filter((r) => r.repaired).length,
-	checkedForKey: secrets.itemsAndErrorsChecked ?? 0,
-	logLines: secrets.logLines ?? 0,
-	keyLeaks: secrets.leaks ?? 'not measured',
+	checkedForKey: sum(secretRows, 'itemsAndErrorsChecked'),
+	logLines: sum(secretRows, 'logLines'),
+	keyLeaks: secretRows.length ? sum(secretRows, 'leaks') : 'not measured',
 };
 const lines = [
 	`Reliability summary (${new Date().toISOString().slice(0, 10)}, jest exit ${jest.status}, ${seconds} s)`,

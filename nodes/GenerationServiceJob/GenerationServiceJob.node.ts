@@ -25,7 +25,8 @@ export class GenerationServiceJob implements INodeType {
 			dark: 'file:../../icons/generationService.dark.svg',
 		},
 		group: ['transform'],
-		version: 1,
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle:
 			'={{$parameter["operation"] + ($parameter["mode"] ? ": " + $parameter["mode"] : "")}}',
 		description:

@@ -20,9 +20,27 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * One key per intent: the same execution, node, item and request body always give the same key,
- * so the transport's own retries and n8n's "Retry On Fail" (same execution) reuse it and the
- * service answers `replayed: true` instead of creating a second job.
+ * What stays the same across n8n's recoveries of one execution: the root execution's start, which n8n
+ * copies into every retry of it (n8n 2.x also after a crash; 1.x after a crash only with "save
+ * execution progress"). Older n8n without it: the execution id (same execution: Retry On Fail).
+ */
+export function executionAnchor(ctx: IExecuteFunctions): string {
+	const getContext = (ctx as Partial<IExecuteFunctions>).getExecutionContext;
+	const context =
+		typeof getContext === 'function'
+			? (getContext.call(ctx) as { establishedAt?: unknown; source?: unknown } | undefined)
+			: undefined;
+	if (context && typeof context.establishedAt === 'number') {
+		return `${String(context.source ?? '')}@${context.establishedAt}`;
+	}
+	return `execution:${ctx.getExecutionId() ?? ''}`;
+}
+
+/**
+ * One key per intent: the same root execution, node, item and request body always give the same
+ * key, so the transport's own retries, n8n's "Retry On Fail" and n8n's Retry of a failed (or
+ * crashed) execution reuse it, and the service answers `replayed: true` instead of creating a
+ * second job. A new run of the workflow is a new intent: it gets a new key.
  */
 export function deriveIdempotencyKey(
 	ctx: IExecuteFunctions,
@@ -34,7 +52,7 @@ export function deriveIdempotencyKey(
 	const workflowId = ctx.getWorkflow().id ?? '';
 	const material = [
 		workflowId,
-		ctx.getExecutionId() ?? '',
+		executionAnchor(ctx),
 		node.id ?? node.name,
 		String(itemIndex),
 		purpose,

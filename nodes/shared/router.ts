@@ -1,18 +1,64 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-/** What one node run shares between its items (e.g. capabilities are read once per execution). */
-export interface RunState {
-	cache: Map<string, unknown>;
-	/**
-	 * Work an item hands over to finish after every item has started — waiting for its job — so the
-	 * jobs of N items run side by side instead of one after another.
-	 */
-	deferred: Map<number, () => Promise<INodeExecutionData[]>>;
+import { JobWatcher } from './jobs/watcher';
+
+/** How many downloads of one node run stream at once (each is paced by the key's pacer anyway). */
+export const DOWNLOAD_CONCURRENCY = 4;
+
+/** A small FIFO limiter built on promises (no timers). */
+export class Limiter {
+	private active = 0;
+	private readonly queue: Array<() => void> = [];
+
+	constructor(private readonly max: number) {}
+
+	async run<T>(fn: () => Promise<T>): Promise<T> {
+		if (this.active >= this.max) await new Promise<void>((resolve) => this.queue.push(resolve));
+		this.active++;
+		try {
+			return await fn();
+		} finally {
+			this.active--;
+			this.queue.shift()?.();
+		}
+	}
 }
 
-/** How many deferred waits run at once: 5 jobs polled every 5 s stay within 60 requests a minute. */
-export const DEFERRED_CONCURRENCY = 5;
+/** What one node run shares between its items. */
+export class RunState {
+	/** Read once per run (e.g. capabilities). */
+	readonly cache = new Map<string, unknown>();
+	/** Jobs an item of this run created or picked up: no other item may pick them up again. */
+	readonly claimed = new Set<string>();
+	readonly downloads = new Limiter(DOWNLOAD_CONCURRENCY);
+	/** Work an item goes on with after its execute() returned (waiting for its job), by item index. */
+	readonly continued = new Map<number, Promise<INodeExecutionData[]>>();
+	private jobWatcher: JobWatcher | undefined;
+
+	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	/** Follows the jobs of this run side by side (started on first use). */
+	get watcher(): JobWatcher {
+		this.jobWatcher ??= new JobWatcher(this.ctx);
+		return this.jobWatcher;
+	}
+
+	/**
+	 * Lets item `i` go on in the background (its job is waited for while the next items are created);
+	 * the router collects the result at the end, in item order.
+	 */
+	continueLater(i: number, work: () => Promise<INodeExecutionData[]>): void {
+		const running = work();
+		running.catch(() => undefined); // collected (and reported) by the router
+		this.continued.set(i, running);
+	}
+
+	/** The run failed early: background work stops sending requests. */
+	stop(): void {
+		this.jobWatcher?.stop();
+	}
+}
 
 function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
 	if (error instanceof NodeApiError) {
@@ -23,24 +69,20 @@ function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
 }
 
-/** Runs the deferred work of the items, a few at a time; results by item index. */
-async function runDeferred(
-	state: RunState,
-): Promise<Map<number, PromiseSettledResult<INodeExecutionData[]>>> {
-	const queue = [...state.deferred.entries()];
-	const results = new Map<number, PromiseSettledResult<INodeExecutionData[]>>();
-	const worker = async () => {
-		for (let next = queue.shift(); next; next = queue.shift()) {
-			const [i, run] = next;
-			try {
-				results.set(i, { status: 'fulfilled', value: await run() });
-			} catch (reason) {
-				results.set(i, { status: 'rejected', reason });
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(DEFERRED_CONCURRENCY, queue.length) }, worker));
-	return results;
+/**
+ * A run that fails after some items created (or picked up) jobs: n8n drops the run's output, so the
+ * error names those jobs — they are paid for and keep running; Wait for Job picks them up.
+ */
+function withJobsOfRun(error: Error, state: RunState): Error {
+	if (state.claimed.size === 0) return error;
+	const jobs = [...state.claimed].join(', ');
+	const note = `Jobs this run already created or picked up (charged, still running, not lost: use Wait for Job or Get with their IDs, or retry the execution, which picks them up): ${jobs}.`;
+	const withDescription = error as Error & { description?: string | null; context?: IDataObject };
+	withDescription.description = withDescription.description
+		? `${withDescription.description} · ${note}`
+		: note;
+	if (withDescription.context) withDescription.context.jobsOfRun = [...state.claimed];
+	return error;
 }
 
 export type OperationExecute = (
@@ -64,6 +106,7 @@ export function errorItem(error: unknown, itemIndex: number): INodeExecutionData
 	const json: IDataObject = { error: e.message ?? String(error) };
 	if (e.context?.errorCode) json.code = e.context.errorCode;
 	if (e.context?.requestId) json.requestId = e.context.requestId;
+	if (e.context?.jobId) json.jobId = e.context.jobId;
 	if (e.context?.job) json.job = e.context.job;
 	if (e.httpCode) json.httpCode = e.httpCode;
 	return { json, pairedItem: { item: itemIndex } };
@@ -72,34 +115,44 @@ export function errorItem(error: unknown, itemIndex: number): INodeExecutionData
 /**
  * The loop every node's router runs: one operation per item, pairedItem on every output item,
  * "Continue On Fail" turns an item's error into an output item instead of stopping the workflow.
+ * Work an item continues in the background (waiting for its job) is collected at the end, in order.
  */
 export async function routeItems(
 	ctx: IExecuteFunctions,
 	operations: Record<string, OperationModule>,
 ): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
-	const state: RunState = { cache: new Map(), deferred: new Map() };
+	const state = new RunState(ctx);
 	const perItem: INodeExecutionData[][] = [];
-	for (let i = 0; i < items.length; i++) {
-		const operation = ctx.getNodeParameter('operation', i) as string;
-		const module = operations[operation];
-		if (!module) {
-			throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" is not supported`, {
-				itemIndex: i,
-			});
+	try {
+		for (let i = 0; i < items.length; i++) {
+			const operation = ctx.getNodeParameter('operation', i) as string;
+			const module = operations[operation];
+			if (!module) {
+				throw new NodeOperationError(
+					ctx.getNode(),
+					`The operation "${operation}" is not supported`,
+					{ itemIndex: i },
+				);
+			}
+			try {
+				perItem[i] = await module.execute.call(ctx, i, state);
+			} catch (error) {
+				if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
+				perItem[i] = [errorItem(error, i)];
+			}
 		}
-		try {
-			perItem[i] = await module.execute.call(ctx, i, state);
-		} catch (error) {
-			if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
-			perItem[i] = [errorItem(error, i)];
+		for (const [i, running] of [...state.continued.entries()].sort(([a], [b]) => a - b)) {
+			try {
+				perItem[i] = await running;
+			} catch (error) {
+				if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
+				perItem[i] = [errorItem(error, i)];
+			}
 		}
-	}
-	const deferred = await runDeferred(state);
-	for (const [i, result] of [...deferred.entries()].sort(([a], [b]) => a - b)) {
-		if (result.status === 'fulfilled') perItem[i] = result.value;
-		else if (ctx.continueOnFail()) perItem[i] = [errorItem(result.reason, i)];
-		else throw asNodeError(ctx, result.reason, i);
+	} catch (error) {
+		state.stop();
+		throw withJobsOfRun(error as Error, state);
 	}
 	const returnData = perItem.flatMap((output, i) =>
 		(output ?? []).map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: i } })),

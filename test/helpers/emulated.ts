@@ -2,8 +2,9 @@ import { createHash } from 'crypto';
 
 import { startEmulator } from '../../emulator/src';
 import type { EmulatorOptions, RunningEmulator } from '../../emulator/src';
-import { resetRateWindows } from '../../nodes/shared/transport';
 import { installFakeClock } from './fake-clock';
+import { testClock } from './serviceClock';
+import { forgetProcessState } from './processState';
 
 export interface Emulated {
 	emu: RunningEmulator;
@@ -14,36 +15,47 @@ export interface Emulated {
 	personaId: string;
 	/** An image a persona uses (deleting it gives asset_in_use). */
 	inUseAssetId: string;
+	/** Declares violations this test provokes on purpose: close() then requires exactly these. */
+	expectViolations(counts: Record<string, number>): void;
+	/**
+	 * Stops the emulator, then fails unless the referee saw exactly the violations declared with
+	 * expectViolations (none by default): no test that talks to the emulator can skip this check.
+	 */
 	close(): Promise<void>;
 }
 
+export interface EmulatedOptions extends EmulatorOptions {
+	/**
+	 * Virtual time per real time (default 100: a 5 s poll interval lasts 50 ms), or 'manual': time
+	 * moves only with testClock.advance() or a sleep (sequential tests that step across boundaries).
+	 */
+	speed?: number | 'manual';
+}
+
 /**
- * The emulator over real HTTP on loopback, sharing one virtual clock with the transport: a 5 s poll
- * interval passes at once for the test while the emulator sees 5 s go by (jobs advance for real).
+ * The emulator over real HTTP on loopback, sharing the package's virtual clock (jobs, rate windows and
+ * the referee run on it), with the package's process state forgotten: each test starts like a fresh
+ * n8n process against a fresh service.
  */
-export async function startEmulated(options: EmulatorOptions = {}): Promise<Emulated> {
-	const clock = installFakeClock();
-	resetRateWindows();
+export async function startEmulated(options: EmulatedOptions = {}): Promise<Emulated> {
+	const { speed = 100, ...emulatorOptions } = options;
+	const clock = installFakeClock(speed === 'manual' ? 1 : speed);
+	if (speed === 'manual') testClock.useManual();
+	forgetProcessState();
 	const emu = await startEmulator({
 		port: 0,
-		now: () => clock.state.now,
+		clock: { now: clock.clock.now, sleep: async (ms: number) => await clock.clock.sleep(ms) },
 		jobTiming: { queuedMs: 2000, runningMs: 8000 },
-		...options,
+		...emulatorOptions,
 	});
 	const assets = emu.control.assets();
 	const imageId = assets.find((a) => a.kind === 'image')!.id;
 	const videoId = assets.find((a) => a.kind === 'video')!.id;
-	const response = await fetch(`${emu.baseUrl}/personas`, {
-		headers: { Authorization: `Bearer ${emu.keys.full}` },
-	});
-	const personas = (
-		(await response.json()) as {
-			data: { items: Array<{ id: string; identityAssetId: string | null }> };
-		}
-	).data.items;
-	const personaId = personas[0].id;
+	const personas = emu.control.snapshot().personas;
+	const personaId = [...personas].sort((a, b) => b.seq - a.seq)[0].id;
 	const inUseAssetId = String(personas.find((p) => p.identityAssetId)?.identityAssetId);
 	emu.control.clearJournal();
+	let expected: Record<string, number> = {};
 	return {
 		emu,
 		clock,
@@ -52,9 +64,33 @@ export async function startEmulated(options: EmulatorOptions = {}): Promise<Emul
 		videoId,
 		personaId,
 		inUseAssetId,
+		expectViolations(counts) {
+			expected = { ...counts };
+		},
 		close: async () => {
-			clock.restore();
+			const seen = emu.control.violationCounts();
+			const violations = emu.control.violations();
 			await emu.close();
+			const same =
+				JSON.stringify(
+					Object.entries(seen)
+						.filter(([, n]) => n > 0)
+						.sort(),
+				) ===
+				JSON.stringify(
+					Object.entries(expected)
+						.filter(([, n]) => n > 0)
+						.sort(),
+				);
+			if (!same) {
+				throw new Error(
+					`The emulator (referee) saw ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}:\n` +
+						violations
+							.slice(0, 20)
+							.map((v) => `  ${v.kind} ${v.method} ${v.path} ${JSON.stringify(v.detail ?? '')}`)
+							.join('\n'),
+				);
+			}
 		},
 	};
 }

@@ -1,20 +1,18 @@
-import type { TransportClock } from '../../nodes/shared/transport';
-import { setTransportClock } from '../../nodes/shared/transport';
+import { clock, testClock } from './serviceClock';
 
-/** A clock whose sleeps return at once and move virtual time forward; records every wait. */
-export function installFakeClock(startMs = Date.UTC(2026, 10, 22, 12, 0, 0)) {
-	const state = { now: startMs, sleeps: [] as number[] };
-	const clock: TransportClock = {
-		now: () => state.now,
-		random: () => 0.5,
-		sleep: async (ms) => {
-			state.sleeps.push(ms);
-			state.now += ms;
-		},
-	};
-	setTransportClock(clock);
+/**
+ * Starts the package's virtual clock for a test: `speed` × real time (default 1000: a 60 s rate window
+ * lasts 60 ms, a 5 s poll interval 5 ms). `state.now` is the virtual time.
+ */
+export function installFakeClock(speed = 1000, startMs?: number) {
+	testClock.use(speed, startMs);
 	return {
-		state,
-		restore: () => setTransportClock(undefined),
+		state: {
+			get now() {
+				return clock.now();
+			},
+		},
+		clock,
+		restore: () => testClock.use(1000),
 	};
 }

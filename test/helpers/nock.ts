@@ -1,12 +1,12 @@
 import nock from 'nock';
 
-import { resetRateWindows } from '../../nodes/shared/transport';
 import { installFakeClock } from './fake-clock';
+import { forgetProcessState } from './processState';
 
 /**
  * nock patches Node's shared http module, and jest may run several test files in one process:
  * each nock suite blocks real network while it runs and fully removes nock when it ends, so the
- * emulator suites that follow talk real HTTP. Also installs the fake clock (no real sleeping).
+ * emulator suites that follow talk real HTTP. Also starts the virtual clock (1000 × real time) and forgets the package's process state.
  */
 export function useNock() {
 	const state: { clock: ReturnType<typeof installFakeClock> } = {
@@ -17,7 +17,7 @@ export function useNock() {
 	});
 	beforeEach(() => {
 		nock.disableNetConnect();
-		resetRateWindows();
+		forgetProcessState();
 		state.clock = installFakeClock();
 	});
 	afterEach(() => {

@@ -8,14 +8,14 @@ import { createHash } from 'crypto';
 import { BinaryDataService } from 'n8n-core';
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { startEmulator } from '../../emulator/src';
 import { CHARACTER_JPEG, CHARACTER_PNG, SAMPLE_VIDEO_MP4 } from '../../emulator/src/samples';
 import { AssetSchema, QuotaSchema, responses } from '../../emulator/src/schemas';
 import { GenerationServiceAsset } from '../../nodes/GenerationServiceAsset/GenerationServiceAsset.node';
-import { resetRateWindows } from '../../nodes/shared/transport';
+import type { Emulated } from '../helpers/emulated';
+import { startEmulated } from '../helpers/emulated';
 import { binaryItem, runListSearch, runNode } from '../helpers/n8n';
 
-type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+type Emulator = Emulated['emu'];
 
 const node = new GenerationServiceAsset();
 const png = Buffer.from(CHARACTER_PNG, 'base64');
@@ -27,13 +27,14 @@ const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 /** Something the emulator never stored: same bytes as the PNG plus a trailer (still a valid PNG head). */
 const otherPng = Buffer.concat([png, Buffer.from('n8n-integration')]);
 
+let env: Emulated;
 let emu: Emulator;
 beforeEach(async () => {
-	resetRateWindows();
-	emu = await startEmulator({ port: 0, jobTiming: { queuedMs: 0, runningMs: 0 } });
+	env = await startEmulated({ jobTiming: { queuedMs: 0, runningMs: 0 } });
+	emu = env.emu;
 });
 afterEach(async () => {
-	await emu.close();
+	await env.close();
 });
 
 async function run(

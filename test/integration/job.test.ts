@@ -26,6 +26,11 @@ function run(parameters: IDataObject, extra: Partial<Parameters<typeof runNode>[
 	});
 }
 
+async function capabilities() {
+	const res = await fetch(`${env.emu.baseUrl}/capabilities`);
+	return ((await res.json()) as { data: { generation: { pricing: unknown } } }).data;
+}
+
 async function fails(promise: Promise<unknown>) {
 	try {
 		await promise;
@@ -45,7 +50,10 @@ const textJob = {
 describe('Job node against the emulator', () => {
 	it('Quote reserves nothing and returns the price', async () => {
 		const [[item]] = await run({ operation: 'quote', ...textJob, durationSeconds: 6 });
-		responses.quote.parse({ data: item.json });
+		const { pricing, ...quote } = item.json;
+		responses.quote.parse({ data: quote });
+		// the service's current prices come along, as GET /capabilities gives them
+		expect(pricing).toEqual((await capabilities()).generation.pricing);
 		expect(item.json).toMatchObject({
 			mode: 'text_to_video',
 			durationSeconds: 6,

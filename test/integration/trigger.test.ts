@@ -7,6 +7,7 @@ import { OVERLAP_MS, type TriggerCursor } from '../../nodes/GenerationServiceTri
 import type { Emulated } from '../helpers/emulated';
 import { sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runPoll } from '../helpers/n8n';
+import { testClock } from '../helpers/serviceClock';
 
 let env: Emulated;
 /** Called after each /v1 request the emulator answered (to move time while a poll runs). */
@@ -19,6 +20,7 @@ beforeEach(async () => {
 	onRequest = undefined;
 	seen = 0;
 	env = await startEmulated({
+		speed: 'manual',
 		onChange: (control) => {
 			const journal = control.journal();
 			if (journal.length === seen) return;
@@ -70,9 +72,7 @@ async function createJobs(scripts: JobScript[]): Promise<string[]> {
 	return ids;
 }
 
-const advance = (ms: number) => {
-	env.clock.state.now += ms;
-};
+const advance = (ms: number) => testClock.advance(ms);
 
 const PARAMS = { event: 'jobFinished', jobState: 'both', modes: [], options: {} };
 

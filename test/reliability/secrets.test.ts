@@ -7,25 +7,12 @@ import { ExecuteContext } from 'n8n-core';
 
 import { TEST_KEY } from '../helpers/n8n';
 import { ALL_CASES, runBadInput } from './bad-inputs';
-import { FAULTS, runFault } from './faults';
+import { FAULTS, dump, runFault } from './faults';
 import { record } from './metrics';
 
 const SECRET_PART = TEST_KEY.split('.')[1];
-const logLines: string[] = [];
-
-/** Everything an error or item carries, as text: own fields, message, description, stack, causes. */
-function dump(value: unknown, depth = 0, seen = new Set<unknown>()): string {
-	if (value === null || value === undefined || depth > 6) return '';
-	if (typeof value !== 'object') return String(value);
-	if (seen.has(value)) return '';
-	seen.add(value);
-	const parts: string[] = [];
-	if (value instanceof Error) parts.push(value.message, String(value.stack));
-	for (const key of Object.getOwnPropertyNames(value)) {
-		parts.push(key, dump((value as Record<string, unknown>)[key], depth + 1, seen));
-	}
-	return parts.join('\n');
-}
+/** The log lines of the current test only. */
+let logLines: string[] = [];
 
 function leaks(value: unknown): number {
 	const text = dump(value);
@@ -52,35 +39,37 @@ beforeAll(() => {
 	restoreLogger = () => Object.defineProperty(owner, 'logger', original);
 });
 afterAll(() => restoreLogger?.());
+beforeEach(() => {
+	logLines = [];
+});
 
-let totalLeaks = 0;
-let checked = 0;
+/** This test's figures: what was searched and what was found. */
+function check(seen: unknown[]): number {
+	const found =
+		seen.reduce<number>((n, x) => n + leaks(x), 0) +
+		logLines.filter((l) => l.includes(TEST_KEY) || l.includes(SECRET_PART)).length;
+	record('secrets', {
+		itemsAndErrorsChecked: seen.length,
+		logLines: logLines.length,
+		leaks: found,
+	});
+	return found;
+}
 
 describe('the API key never leaks', () => {
 	it.each(FAULTS.map((f) => [f.name, f] as const))('fault: %s', async (_name, fault) => {
 		const outcome = await runFault(fault, TEST_KEY);
-		const found = outcome.seen.reduce<number>((n, x) => n + leaks(x), 0);
-		checked += outcome.seen.length;
-		totalLeaks += found;
-		expect(found).toBe(0);
+		expect(check(outcome.seen)).toBe(0);
 	});
 
 	it.each(ALL_CASES.map((c) => [c.name, c] as const))('bad input: %s', async (_name, c) => {
 		const { error } = await runBadInput(c, TEST_KEY);
-		checked += 1;
-		totalLeaks += leaks(error);
-		expect(leaks(error)).toBe(0);
+		expect(check([error])).toBe(0);
 	});
 
-	it('no captured log line holds the key (and the nodes did log)', () => {
-		expect(logLines.length).toBeGreaterThan(10);
-		const found = logLines.filter((l) => l.includes(TEST_KEY) || l.includes(SECRET_PART)).length;
-		totalLeaks += found;
-		expect(found).toBe(0);
-		record('secrets', {
-			itemsAndErrorsChecked: checked,
-			logLines: logLines.length,
-			leaks: totalLeaks,
-		});
+	it('the capture sees the log lines of the nodes (so "no leak in the logs" means something)', async () => {
+		const outcome = await runFault(FAULTS[0], TEST_KEY);
+		expect(logLines.some((l) => l.includes('Generation Service job'))).toBe(true);
+		expect(check(outcome.seen)).toBe(0);
 	});
 });

@@ -78,24 +78,27 @@ describe('Account node: exact requests and output items', () => {
 		]);
 	});
 
-	it('Continue On Fail turns a 403 into an error item with code and request id', async () => {
-		nock(BASE)
+	it('Continue On Fail turns a 403 into an error item per item, sending the refused request once', async () => {
+		const scope = nock(BASE)
 			.get('/balance')
-			.times(2)
+			.once()
 			.reply(403, {
 				error: { code: 'insufficient_scope', message: 'sem permissão' },
 				requestId: 'req_9',
 			});
 		const [out] = await run({ operation: 'getBalance' }, true);
-		expect(out[1]).toEqual({
-			json: {
-				error:
-					'The API key lacks the permission "balance:read" needed by this operation. Create a key with "balance:read" in the dashboard and update the credential.',
+		expect(scope.isDone()).toBe(true);
+		expect(out).toHaveLength(2);
+		out.forEach((item, i) => {
+			expect(item.pairedItem).toEqual({ item: i });
+			expect(item.json).toMatchObject({
 				code: 'insufficient_scope',
 				requestId: 'req_9',
 				httpCode: '403',
-			},
-			pairedItem: { item: 1 },
+			});
+			expect(item.json.error).toContain('lacks the permission "balance:read"');
 		});
+		// the second item was not sent: the same request had just been refused
+		expect(out[1].json.error).toContain('Not sent again');
 	});
 });

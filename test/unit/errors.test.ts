@@ -1,243 +1,188 @@
+/**
+ * Every code of the spec's Errors table, answered by the service, becomes an English error that names
+ * the cause and what to do, keeps the requestId, and shows the service's Portuguese text only labelled
+ * as the service's own words. Asserted as behaviour: the words that carry the meaning, not copies.
+ */
 import nock from 'nock';
 
 import { apiRequest } from '../../nodes/shared/transport';
+import { ERROR_MESSAGES } from '../../nodes/shared/transport/errors';
 import { useNock } from '../helpers/nock';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { probeNode } from '../helpers/probe-node';
 
 const BASE = 'https://api.gen.test/v1';
-const WHEN = new Date(Date.UTC(2026, 10, 22, 12, 0, 0) + 120_000).toISOString();
+const PORTUGUESE = 'mensagem em português';
 
-/** Every code of the spec's Errors table → the English message with what to do. */
-const TABLE: Array<[number, string, string, string, string]> = [
-	[
-		400,
-		'invalid_field',
-		'POST',
-		'/jobs/quote',
-		'The service rejected a field of the request as invalid. Check the node parameters (ids, prompt length, duration 1–30, aspect ratio) and run again.',
-	],
-	[
-		400,
-		'unknown_field',
-		'POST',
-		'/jobs/quote',
-		'The service rejected a field it does not know. Remove extra fields from the request and run again.',
-	],
-	[
-		400,
-		'invalid_json',
-		'POST',
-		'/jobs/quote',
-		'The service could not read the request body as JSON. Check the node parameters.',
-	],
+type Row = [
+	status: number,
+	code: string,
+	method: string,
+	path: string,
+	cause: RegExp,
+	action: RegExp,
+];
+
+/** The spec's Errors table: each code, where it can come from, and what the message must convey. */
+const SPEC_ERRORS: Row[] = [
+	[400, 'invalid_field', 'POST', '/jobs/quote', /field .* invalid/i, /check the node parameters/i],
+	[400, 'unknown_field', 'POST', '/jobs/quote', /field it does not know/i, /remove extra fields/i],
+	[400, 'invalid_json', 'POST', '/jobs/quote', /as JSON/i, /check the node parameters/i],
 	[
 		400,
 		'invalid_idempotency_key',
 		'POST',
-		'/jobs/quote',
-		'The Idempotency-Key is not valid: it must be 16 to 128 characters from A-Z a-z 0-9 _ . : -. Fix the "Idempotency Key" option or leave it empty to let the node make one.',
+		'/jobs',
+		/Idempotency-Key is not valid/i,
+		/16 to 128 characters/i,
 	],
-	[
-		401,
-		'api_key_required',
-		'GET',
-		'/balance',
-		'No API key was sent. Open the Generation Service credential and fill in the API Key.',
-	],
-	[
-		401,
-		'invalid_api_key',
-		'GET',
-		'/balance',
-		'The API key was refused: it is wrong, expired or revoked. Create a new key in the dashboard and update the credential.',
-	],
-	[
-		402,
-		'insufficient_credits',
-		'POST',
-		'/jobs/quote',
-		'Not enough credits on the account for this generation. Buy credits in the dashboard, or use a shorter duration.',
-	],
+	[401, 'api_key_required', 'GET', '/balance', /No API key/i, /fill in the API Key/i],
+	[401, 'invalid_api_key', 'GET', '/balance', /wrong, expired or revoked/i, /create a new key/i],
+	[402, 'insufficient_credits', 'POST', '/jobs', /not enough credits/i, /buy credits/i],
 	[
 		402,
 		'key_credit_limit',
 		'POST',
-		'/jobs/quote',
-		"This API key has reached its lifetime credit ceiling. Raise the key's ceiling or create a new key in the dashboard.",
+		'/jobs',
+		/lifetime credit ceiling/i,
+		/raise the key's ceiling|new key/i,
 	],
 	[
 		403,
 		'insufficient_scope',
 		'GET',
 		'/balance',
-		'The API key lacks the permission "balance:read" needed by this operation. Create a key with "balance:read" in the dashboard and update the credential.',
+		/lacks the permission "balance:read"/i,
+		/create a key with "balance:read"/i,
 	],
-	[
-		403,
-		'origin_forbidden',
-		'GET',
-		'/balance',
-		'The service refused a browser Origin header: API keys work only from servers. Call the service from n8n without an Origin header.',
-	],
+	[403, 'origin_forbidden', 'GET', '/balance', /browser Origin/i, /from n8n without an Origin/i],
 	[
 		404,
 		'not_found',
 		'GET',
-		'/balance',
-		'Not found: the resource does not exist or belongs to another account. Check the id.',
+		'/jobs/job_0',
+		/does not exist or belongs to another account/i,
+		/check the id/i,
 	],
 	[
 		404,
 		'asset_not_found',
-		'GET',
-		'/balance',
-		'Asset not found: it does not exist or belongs to another account. Upload the file again or check the asset id.',
+		'POST',
+		'/jobs',
+		/asset not found/i,
+		/upload the file again|check the asset id/i,
 	],
 	[
 		409,
 		'idempotency_conflict',
 		'POST',
-		'/jobs/quote',
-		'The Idempotency-Key was already used for a different request. Use another key for a new request, or send exactly the same request to get the earlier result.',
+		'/jobs',
+		/already used for a different request/i,
+		/use another key/i,
 	],
-	[
-		409,
-		'output_not_ready',
-		'GET',
-		'/balance',
-		'The job has not finished, so its video is not ready. Use "Wait for Job" (or Get) until the job has succeeded, then download.',
-	],
-	[
-		409,
-		'asset_in_use',
-		'GET',
-		'/balance',
-		'The asset is still referenced by a project, character or publication and cannot be deleted. Remove the reference first.',
-	],
+	[409, 'output_not_ready', 'GET', '/jobs/job_0/output', /not finished/i, /Wait for Job/i],
+	[409, 'asset_in_use', 'DELETE', '/assets/asset_0', /still referenced/i, /remove the reference/i],
 	[
 		409,
 		'billing_financial_review',
 		'POST',
-		'/jobs/quote',
-		'The account is frozen for a financial review, so new generations are blocked (running jobs still finish). Resolve the pending payment matter in the dashboard.',
+		'/jobs',
+		/frozen/i,
+		/resolve the pending payment matter/i,
 	],
-	[
-		413,
-		'asset_too_large',
-		'GET',
-		'/balance',
-		'The file is too large for the service: at most 20 MiB per file and 256 MiB / 100 files per account. Compress the file or delete old assets.',
-	],
+	[413, 'asset_too_large', 'POST', '/assets', /too large/i, /compress the file|delete old assets/i],
 	[
 		415,
 		'unsupported_media_type',
-		'GET',
-		'/balance',
-		'The file type is not accepted. Use JPEG, PNG, WebP, MP4 or WebM.',
+		'POST',
+		'/assets',
+		/type is not accepted/i,
+		/JPEG, PNG, WebP, MP4 or WebM/i,
 	],
 	[
 		415,
 		'media_signature_mismatch',
-		'GET',
-		'/balance',
-		'The file bytes do not match the declared type (for example a PNG named .jpg). Set the right MIME type or convert the file.',
+		'POST',
+		'/assets',
+		/do not match the declared type/i,
+		/set the right MIME type/i,
 	],
 	[
 		422,
 		'asset_kind_mismatch',
 		'POST',
-		'/jobs/quote',
-		'The file kind does not fit the mode: character replacement needs a video source and an image reference; image to video needs an image source.',
+		'/jobs',
+		/kind does not fit the mode/i,
+		/needs a video source/i,
 	],
-	[
-		422,
-		'mode_unavailable',
-		'POST',
-		'/jobs/quote',
-		'This generation mode is not available now. Check Get Capabilities for the accepted modes.',
-	],
+	[422, 'mode_unavailable', 'POST', '/jobs', /mode is not available/i, /Get Capabilities/i],
 	[
 		429,
 		'rate_limited',
 		'GET',
 		'/balance',
-		`Too many requests for this API key. Try again in 120 s (after ${WHEN}). The node does not wait longer than 60 s (option "Max Rate-Limit Wait").`,
+		/too many requests for this API key/i,
+		/try again in \d+ s/i,
 	],
 	[
 		429,
 		'ip_rate_limited',
 		'GET',
 		'/balance',
-		`Too many requests from this IP address. Try again in 120 s (after ${WHEN}). The node does not wait longer than 60 s (option "Max Rate-Limit Wait").`,
+		/too many requests from this IP/i,
+		/try again in \d+ s/i,
 	],
-	[
-		429,
-		'upload_rate_limit',
-		'GET',
-		'/balance',
-		`Upload limit reached (20 uploads per hour per account). Try again in 120 s (after ${WHEN}). Uploading identical bytes again reuses the existing asset and does not count. The node does not wait longer than 60 s (option "Max Rate-Limit Wait").`,
-	],
-	[
-		503,
-		'engine_unavailable',
-		'POST',
-		'/other',
-		'The generation engine is unavailable right now; no credits were reserved. Try again later (see Get Capabilities for the reason).',
-	],
-	[
-		503,
-		'storage_unavailable',
-		'POST',
-		'/other',
-		'File storage is unavailable right now; nothing was stored or charged. Try again later.',
-	],
-	[
-		500,
-		'internal_error',
-		'POST',
-		'/other',
-		'The service had an internal error. The node already retried with the same Idempotency-Key; run again later (it is safe: the same key never creates a second generation).',
-	],
+	[429, 'upload_rate_limit', 'POST', '/assets', /upload limit reached/i, /try again in \d+ s/i],
+	[503, 'engine_unavailable', 'POST', '/other', /engine is unavailable/i, /try again later/i],
+	[503, 'storage_unavailable', 'POST', '/other', /storage is unavailable/i, /try again later/i],
+	[500, 'internal_error', 'POST', '/other', /internal error/i, /run again later/i],
 ];
 
 useNock();
 
-describe('every error code of the spec becomes a clear English error', () => {
-	it('covers each code of the Errors table once', () => {
-		expect(new Set(TABLE.map((row) => row[1])).size).toBe(27);
-	});
+async function serviceAnswers(row: Row) {
+	const [status, code, method, path] = row;
+	nock(BASE)
+		.intercept(path, method)
+		.reply(
+			status,
+			{ error: { code, message: PORTUGUESE }, requestId: 'req_abc123' },
+			{ 'Retry-After': '120', 'X-Request-Id': 'req_abc123' },
+		);
+	return await runNode({
+		node: probeNode(async function () {
+			return await apiRequest(this, { method: method as 'GET', path });
+		}),
+		parameters: {},
+		credentials: { apiKey: TEST_KEY, baseUrl: BASE },
+	}).then(
+		() => undefined,
+		(
+			caught: Error & { description?: string; httpCode?: string; context: Record<string, unknown> },
+		) => caught,
+	);
+}
 
-	it.each(TABLE)('HTTP %i %s', async (status, code, method, path, message) => {
-		nock(BASE)
-			.intercept(path, method)
-			.reply(
-				status,
-				{ error: { code, message: 'mensagem em português' }, requestId: 'req_abc123' },
-				{
-					'Retry-After': '120',
-					'X-Request-Id': 'req_abc123',
-				},
-			);
-		let error:
-			| (Error & { description?: string; httpCode?: string; context: Record<string, unknown> })
-			| undefined;
-		try {
-			await runNode({
-				node: probeNode(async function () {
-					return await apiRequest(this, { method: method as 'GET', path });
-				}),
-				parameters: {},
-				credentials: { apiKey: TEST_KEY, baseUrl: BASE },
-			});
-		} catch (caught) {
-			error = caught as typeof error;
-		}
-		expect(error?.message).toBe(message);
+describe('every error code of the spec becomes a clear English error', () => {
+	it.each(SPEC_ERRORS)('HTTP %i %s', async (...row) => {
+		const [status, code, , , cause, action] = row;
+		const error = await serviceAnswers(row);
+		expect(ERROR_MESSAGES[code]).toBeDefined(); // its own message, not the generic fallback
+		expect(error?.message).toMatch(cause);
+		expect(error?.message).toMatch(action);
+		expect(error?.message).not.toContain(PORTUGUESE);
 		expect(error?.httpCode).toBe(String(status));
 		expect(error?.context.errorCode).toBe(code);
-		expect(error?.description).toContain('mensagem em português');
+		expect(error?.context.requestId).toBe('req_abc123');
 		expect(error?.description).toContain('Request ID: req_abc123');
+		// the service's own (Portuguese) text appears only labelled as such
+		expect(error?.description).toContain(`The service's own words (Portuguese): "${PORTUGUESE}"`);
 		expect(JSON.stringify(error)).not.toContain(TEST_KEY);
+	});
+
+	it('a code outside the table still gives an English error with the code and requestId', async () => {
+		const error = await serviceAnswers([418, 'teapot', 'GET', '/balance', /./, /./]);
+		expect(error?.message).toContain('code "teapot"');
+		expect(error?.description).toContain('Request ID: req_abc123');
 	});
 });

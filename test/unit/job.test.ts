@@ -182,24 +182,75 @@ describe('Job node: exact requests', () => {
 		expect(scope.isDone()).toBe(true);
 	});
 
-	it('Create with Max Credits refuses an insufficient quote with the figures', async () => {
-		nock(BASE).get('/capabilities').reply(200, capabilities);
-		nock(BASE)
-			.post('/jobs/quote')
-			.reply(200, {
-				data: { reservedCredits: 8, sufficient: false, available: 3, keyRemaining: null },
-			});
-		await expect(
-			run({
-				operation: 'create',
-				mode: 'text_to_video',
-				prompt: 'x',
-				durationSeconds: 5,
-				aspectRatio: '9:16',
-				options: { maxCredits: 50 },
-			}),
-		).rejects.toThrow(
-			'Not enough credits: 3 available, 8 needed. Nothing was created. Buy credits in the dashboard.',
+	describe('Max Credits names the real cause when the quote says the job cannot be paid', () => {
+		const quote = (available: number, keyRemaining: number | null) => ({
+			data: { reservedCredits: 8, sufficient: false, available, keyRemaining },
+		});
+		const frozenBalance = (frozen: boolean) => ({ data: { available: 3, frozen } });
+		const noScope = { error: { code: 'insufficient_scope', message: 'x' }, requestId: 'req_s' };
+		it.each([
+			// [case, quote, balance answer, code, words the message must hold]
+			[
+				'a frozen account comes first, even with too few credits',
+				quote(3, 2),
+				[200, frozenBalance(true)],
+				'billing_financial_review',
+				['frozen', 'does not lift the freeze'],
+			],
+			[
+				'then the key ceiling',
+				quote(100, 2),
+				[200, frozenBalance(false)],
+				'key_credit_limit',
+				['only 2 more credits', 'needs 8', "Raise the key's ceiling"],
+			],
+			[
+				'then the balance',
+				quote(3, null),
+				[200, frozenBalance(false)],
+				'insufficient_credits',
+				['3 available, 8 needed', 'Buy credits'],
+			],
+			[
+				'balance and key suffice: only the freeze is left',
+				quote(100, 50),
+				[403, noScope],
+				'billing_financial_review',
+				['frozen', 'although the account has 100 credits'],
+			],
+			[
+				'no balance:read: says a freeze cannot be ruled out',
+				quote(3, null),
+				[403, noScope],
+				'insufficient_credits',
+				['3 available, 8 needed', 'cannot be ruled out'],
+			],
+		] as Array<[string, unknown, [number, unknown], string, string[]]>)(
+			'%s',
+			async (_case, quoteBody, [status, balanceBody], code, words) => {
+				nock(BASE).get('/capabilities').reply(200, capabilities);
+				nock(BASE)
+					.post('/jobs/quote')
+					.reply(200, quoteBody as nock.Body);
+				nock(BASE)
+					.get('/balance')
+					.reply(status, balanceBody as nock.Body);
+				const error = await run({
+					operation: 'create',
+					mode: 'text_to_video',
+					prompt: 'x',
+					durationSeconds: 5,
+					aspectRatio: '9:16',
+					options: { maxCredits: 50 },
+				}).then(
+					() => undefined,
+					(e: Error & { context: Record<string, unknown> }) => e,
+				);
+				expect(error?.context.errorCode).toBe(code);
+				for (const w of words) expect(error?.message).toContain(w);
+				expect(error?.message).toContain('Nothing was created');
+				expect(nock.isDone()).toBe(true); // and no POST /jobs was sent (nock has none)
+			},
 		);
 	});
 
@@ -217,14 +268,16 @@ describe('Job node: exact requests', () => {
 		expect(many).toHaveLength(1);
 	});
 
-	it('Wait for Job polls every interval (fake clock), then streams the MP4 into binary data', async () => {
+	it('Wait for Job polls every interval (virtual clock), then streams the MP4 into binary data', async () => {
+		const polls: number[] = [];
+		const states = ['queued', 'running', 'succeeded'];
 		nock(BASE)
 			.get(`/jobs/${JOB}`)
-			.reply(200, { data: job('queued') })
-			.get(`/jobs/${JOB}`)
-			.reply(200, { data: job('running') })
-			.get(`/jobs/${JOB}`)
-			.reply(200, { data: job('succeeded') })
+			.times(3)
+			.reply(() => {
+				polls.push(mocked.clock.state.now);
+				return [200, { data: job(states[polls.length - 1]) }];
+			})
 			.get(`/jobs/${JOB}/output`)
 			.matchHeader('accept', '*/*')
 			.reply(200, mp4, { 'Content-Type': 'video/mp4', 'Content-Length': String(mp4.length) });
@@ -233,7 +286,9 @@ describe('Job node: exact requests', () => {
 			jobId: rl(JOB),
 			options: { pollInterval: 7 },
 		});
-		expect(mocked.clock.state.sleeps).toEqual([7000, 7000]);
+		expect(polls).toHaveLength(3);
+		expect(polls[1] - polls[0]).toBeGreaterThanOrEqual(7000);
+		expect(polls[2] - polls[1]).toBeGreaterThanOrEqual(7000);
 		expect(item.json.state).toBe('succeeded');
 		expect(item.binary?.data).toMatchObject({ mimeType: 'video/mp4', fileName: `${JOB}.mp4` });
 		expect((await binaryBytes(item)).equals(mp4)).toBe(true);
@@ -269,7 +324,7 @@ describe('Job node: exact requests', () => {
 			.times(3)
 			.reply(200, bad, { 'Content-Type': 'video/mp4' });
 		await expect(run({ operation: 'downloadOutput', jobId: rl(JOB), options: {} })).rejects.toThrow(
-			/^Download failed after 3 tries: the downloaded file's sha256 \([0-9a-f]{64}\) does not match the service's output.sha256/,
+			/^Job job_[0-9a-f]{32}: download failed after 3 tries: the downloaded file's sha256 \([0-9a-f]{64}\) does not match the service's output.sha256/,
 		);
 		expect(scope.isDone()).toBe(true);
 	});
@@ -293,7 +348,6 @@ describe('Job node: exact requests', () => {
 				abortSignal: cancel.signal,
 			}),
 		).rejects.toThrow(/cancelled/);
-		expect(mocked.clock.state.sleeps).toEqual([]);
 		expect(nock.pendingMocks().length + (scope.isDone() ? 1 : 0)).toBe(1);
 	});
 });

@@ -26,9 +26,12 @@ function id(n: number) {
 	return `job_${n.toString(16).padStart(32, '0')}`;
 }
 
-/** A job created `ageS` seconds before the fake clock's start, last updated `updatedS` s before. */
+/** The virtual clock's start in every test (it moves on while a test runs). */
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+/** A job created `ageS` seconds before the virtual clock's start, last updated 5 s later if it ended. */
 function job(n: number, state: string, ageS: number, extra: IDataObject = {}) {
-	const t0 = mocked.clock.state.now;
+	const t0 = T0;
 	return {
 		id: id(n),
 		state,

@@ -8,7 +8,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		create: job.create,
 		downloadOutput: job.downloadOutput,
 		get: job.get,
-		getMany: job.getMany,
+		getAll: job.getAll,
+		getMany: job.getAll, // the value of version 1
 		quote: job.quote,
 		waitForJob: job.waitForJob,
 	});

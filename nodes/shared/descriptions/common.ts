@@ -1,29 +1,24 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** n8n's standard "Return All" + "Limit" pair. */
-export function paginationFields(operation: string, resource: string): INodeProperties[] {
-	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-			displayOptions: { show: { resource: [resource], operation: [operation] } },
-		},
-		{
-			displayName: 'Limit',
-			name: 'limit',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 50,
-			description: 'Max number of results to return',
-			displayOptions: {
-				show: { resource: [resource], operation: [operation], returnAll: [false] },
-			},
-		},
-	];
-}
+/** n8n's standard "Return All" + "Limit" pair (the operation's updateDisplayOptions places them). */
+export const paginationFields: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
 
 /** Option shared by every operation's Options collection. */
 export const maxRateLimitWaitOption: INodeProperties = {

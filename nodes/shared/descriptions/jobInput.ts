@@ -10,15 +10,16 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { ASPECT_RATIOS, MAX_PROMPT_CHARS, MODES, type Mode } from '../constants';
 import { readId } from '../ids';
+import { MODE_OPTIONS } from './modes';
 import { assetLocator, personaLocator } from './pickers';
 
 /**
  * The JobInput form, defined once for Quote and Create: Mode first, then only the fields that mode
- * takes. `show` is the displayOptions.show of the operations that use it.
+ * takes (the operation's updateDisplayOptions adds resource and operation).
  */
-export function jobInputFields(show: Show): INodeProperties[] {
+export function jobInputFields(): INodeProperties[] {
 	const forModes = (modes: Mode[], extra: Show = {}): IDisplayOptions => ({
-		show: { ...show, mode: modes, ...extra },
+		show: { mode: modes, ...extra },
 	});
 	return [
 		{
@@ -26,25 +27,7 @@ export function jobInputFields(show: Show): INodeProperties[] {
 			name: 'mode',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show },
-			options: [
-				{
-					name: 'Character Replacement',
-					value: 'character_replacement',
-					description:
-						'Replace the person in a video with a character (an image or a saved persona); movement, camera and light stay those of the video. 10 credits per started 5 s.',
-				},
-				{
-					name: 'Image to Video',
-					value: 'image_to_video',
-					description: 'Animate an image following a prompt. 8 credits per started 5 s.',
-				},
-				{
-					name: 'Text to Video',
-					value: 'text_to_video',
-					description: 'Generate a scene from a prompt only. 8 credits per started 5 s.',
-				},
-			],
+			options: MODE_OPTIONS,
 			default: 'text_to_video',
 		},
 		{
@@ -109,8 +92,7 @@ export function jobInputFields(show: Show): INodeProperties[] {
 			typeOptions: { minValue: 1, maxValue: 30, numberPrecision: 0 },
 			default: 5,
 			description:
-				'Length of the video, 1 to 30 seconds; credits are charged per started 5 seconds',
-			displayOptions: { show },
+				'Length of the video, 1 to 30 seconds. The service prices generations per started block of seconds: Quote shows the price.',
 		},
 		{
 			displayName: 'Aspect Ratio',
@@ -122,7 +104,6 @@ export function jobInputFields(show: Show): INodeProperties[] {
 				{ name: '1:1 (Square)', value: '1:1' },
 			],
 			default: '9:16',
-			displayOptions: { show },
 		},
 	];
 }

@@ -7,7 +7,10 @@ import { scopeFor } from '../constants';
 export interface ServiceErrorInfo {
 	httpCode: number;
 	code: string;
+	/** The service's own text (Portuguese), from its error envelope; empty when there was none. */
 	serviceMessage: string;
+	/** What the node could tell when the answer was not the service's envelope (English). */
+	detail?: string;
 	requestId: string | null;
 	retryAfterSeconds?: number;
 	/** When the wait ends (ms since epoch), as measured by the transport's clock. */
@@ -114,8 +117,11 @@ export function englishMessage(info: ServiceErrorInfo, ctx: ErrorContext): strin
 /** Builds the NodeApiError for an error answer of the service. Never given anything that holds the key. */
 export function serviceError(node: INode, info: ServiceErrorInfo, ctx: ErrorContext): NodeApiError {
 	const parts = [`Service code: ${info.code}`, `HTTP ${info.httpCode}`];
-	if (info.serviceMessage) parts.push(`Service message: ${info.serviceMessage}`);
 	if (info.requestId) parts.push(`Request ID: ${info.requestId}`);
+	if (info.detail) parts.push(info.detail);
+	if (info.serviceMessage) {
+		parts.push(`The service's own words (Portuguese): "${info.serviceMessage}"`);
+	}
 	const body: JsonObject = {
 		error: { code: info.code, message: info.serviceMessage },
 		requestId: info.requestId,
@@ -176,7 +182,8 @@ export function parseErrorBody(
 	return {
 		httpCode,
 		code: 'unexpected_response',
-		serviceMessage: `HTTP ${httpCode} with ${kind}`,
+		serviceMessage: '',
+		detail: `HTTP ${httpCode} with ${kind}`,
 		requestId: headerRequestId,
 	};
 }

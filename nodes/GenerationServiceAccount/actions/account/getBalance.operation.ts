@@ -1,11 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { simpleRead } from '../../../shared/descriptions/simpleRead';
 
-import { toItems } from '../../../shared/router';
-import { apiRequest } from '../../../shared/transport';
-
-export const description: INodeProperties[] = [];
-
-/** GET /balance (balance:read). */
-export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
-	return toItems(await apiRequest(this, { method: 'GET', path: '/balance', itemIndex: i }), i);
-}
+/** GET /balance (balance:read): credits available, reserved, spent; frozen or not. */
+export const { description, execute } = simpleRead('account', 'getBalance', '/balance');

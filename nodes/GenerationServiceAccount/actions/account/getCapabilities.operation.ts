@@ -1,11 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { simpleRead } from '../../../shared/descriptions/simpleRead';
 
-import { toItems } from '../../../shared/router';
-import { apiRequest } from '../../../shared/transport';
-
-export const description: INodeProperties[] = [];
-
-/** GET /capabilities (public): engine state, accepted modes, upload limits. */
-export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
-	return toItems(await apiRequest(this, { method: 'GET', path: '/capabilities', itemIndex: i }), i);
-}
+/** GET /capabilities (public): engine state, accepted modes, prices, upload limits. */
+export const { description, execute } = simpleRead('account', 'getCapabilities', '/capabilities');

@@ -1,14 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-
-import { toItems } from '../../../shared/router';
-import { apiRequest } from '../../../shared/transport';
-
-export const description: INodeProperties[] = [];
+import { simpleRead } from '../../../shared/descriptions/simpleRead';
 
 /** GET /billing/plans (public): offers; purchases happen in the dashboard, not through the API. */
-export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
-	return toItems(
-		await apiRequest(this, { method: 'GET', path: '/billing/plans', itemIndex: i }),
-		i,
-	);
-}
+export const { description, execute } = simpleRead('account', 'getPlans', '/billing/plans');

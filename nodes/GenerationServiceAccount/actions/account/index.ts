@@ -53,5 +53,9 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getBalance',
 	},
+	...getBalance.description,
+	...getCapabilities.description,
+	...getIdentity.description,
+	...getPlans.description,
 	...getUsage.description,
 ];

@@ -15,7 +15,7 @@ import {
 } from '../../../shared/descriptions/common';
 import { assetLocator } from '../../../shared/descriptions/pickers';
 import { apiRequest } from '../../../shared/transport';
-import { downloadBinary } from '../../../shared/transport/binary';
+import { downloadBinary } from '../../../shared/transport/download';
 import { readId } from '../../../shared/ids';
 import { normalizeRange } from '../../../shared/range';
 

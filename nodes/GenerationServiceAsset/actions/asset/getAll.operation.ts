@@ -16,7 +16,7 @@ import { toItems } from '../../../shared/router';
 import { apiRequestAllItems } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
-	...paginationFields('getAll', 'asset'),
+	...paginationFields,
 	optionsCollection([
 		{
 			displayName: 'Include Quota',

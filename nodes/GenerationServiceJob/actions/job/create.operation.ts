@@ -4,146 +4,177 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import {
-	buildJobInput,
-	jobInputFields,
-	type JobInput,
-} from '../../../shared/descriptions/jobInput';
+	maxRateLimitWaitOption,
+	maxWaitOf,
+	optionsCollection,
+} from '../../../shared/descriptions/common';
+import { jobInputFields } from '../../../shared/descriptions/jobInput';
 import { waitOptions } from '../../../shared/descriptions/wait';
 import { checkIdempotencyKey, deriveIdempotencyKey } from '../../../shared/idempotency';
 import type { Job } from '../../../shared/jobs';
 import {
 	ensureGenerationAvailable,
-	quoteJob,
+	findAdoptable,
+	guardCost,
+	readGeneration,
 	readWaitOptions,
+	rememberJobs,
 	waitForJob,
 } from '../../../shared/jobs';
 import type { RunState } from '../../../shared/router';
 import { apiRequest } from '../../../shared/transport';
 
-const show = { resource: ['job'], operation: ['create'] };
+/** Default look-back of "Reuse Identical Recent Job". */
+export const DEFAULT_REUSE_MINUTES = 60;
 
-export const description: INodeProperties[] = [
-	...jobInputFields(show),
-	optionsCollection(
-		[
-			{
-				displayName: 'Idempotency Key',
-				name: 'idempotencyKey',
-				type: 'string',
-				default: '',
-				placeholder: 'order-000042-video-v1',
-				description:
-					'Key that identifies this generation (16–128 characters from A-Z a-z 0-9 _ . : -). The same key and input never create a second job or charge twice. Empty: the node derives one from the execution, node, item and input, so retries (including "Retry On Fail") reuse it. Set it from a row ID to make re-runs for the same row safe too.',
-			},
-			{
-				displayName: 'Max Credits',
-				name: 'maxCredits',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 50,
-				description:
-					'Quote first and refuse, creating nothing, when the job would reserve more credits than this or the account or key cannot pay',
-			},
-			maxRateLimitWaitOption,
-			{
-				displayName: 'Wait for Completion',
-				name: 'waitForCompletion',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to wait until the job ends and output the MP4 as binary data (like "Wait for Job"). The Download Output, Poll Interval, Timeout and Put Output File in Field options apply only then.',
-			},
-			...waitOptions,
-		],
-		{ show },
-	),
+const properties: INodeProperties[] = [
+	...jobInputFields(),
+	optionsCollection([
+		{
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			placeholder: 'order-000042-video-v1',
+			description:
+				'Key that identifies this generation (16–128 characters from A-Z a-z 0-9 _ . : -). The same key and input never create a second job or charge twice. Empty: the node derives one from the execution (kept when n8n retries it), node, item and input, so retries, "Retry On Fail" and Retry of a failed execution reuse it. Set it from a row ID to make every re-run for the same row safe.',
+		},
+		{
+			displayName: 'Max Credits',
+			name: 'maxCredits',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description:
+				'Quote first and refuse, creating nothing, when the job would reserve more credits than this or the account or key cannot pay (the error names why)',
+		},
+		maxRateLimitWaitOption,
+		{
+			displayName: 'Reuse Identical Recent Job',
+			name: 'reuseRecentJob',
+			type: 'options',
+			default: 'retries',
+			options: [
+				{
+					name: 'In Retried Executions',
+					value: 'retries',
+					description:
+						'When n8n retries a failed or crashed execution, pick up a job of the same input created recently instead of paying again',
+				},
+				{
+					name: 'Always',
+					value: 'always',
+					description:
+						'Also in new runs: a run with the same input as a recent job (not failed) gets that job',
+				},
+				{
+					name: 'Never',
+					value: 'never',
+					description: 'Rely on the Idempotency-Key alone',
+				},
+			],
+			description:
+				'Whether to look for a job with exactly the same input, created recently and not failed, and use it (adopted = true) before creating one. Covers crashes the Idempotency-Key cannot (n8n 1.x). Not used when an Idempotency Key is set.',
+		},
+		{
+			displayName: 'Reuse Look-Back (Minutes)',
+			name: 'reuseWithinMinutes',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 1440 },
+			default: DEFAULT_REUSE_MINUTES,
+			description: 'How far back to look for a job of the same input',
+			displayOptions: { hide: { reuseRecentJob: ['never'] } },
+		},
+		{
+			displayName: 'Wait for Completion',
+			name: 'waitForCompletion',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to wait until the job ends and output the MP4 as binary data, like "Wait for Job". The jobs of a batch are followed side by side while the next ones are created.',
+		},
+		...waitOptions(true),
+	]),
 ];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['create'] } },
+	properties,
+);
 
 interface CreateOptions extends IDataObject {
 	idempotencyKey?: string;
 	maxCredits?: number;
 	maxRateLimitWait?: number;
+	reuseRecentJob?: 'retries' | 'always' | 'never';
+	reuseWithinMinutes?: number;
 	waitForCompletion?: boolean;
 }
 
-async function guardCost(
-	ctx: IExecuteFunctions,
-	input: JobInput,
-	maxCredits: number,
-	i: number,
-	maxWaitSeconds?: number,
-): Promise<IDataObject> {
-	const quote = await quoteJob(ctx, input, i, maxWaitSeconds);
-	const reserved = Number(quote.reservedCredits);
-	let problem: string | undefined;
-	if (reserved > maxCredits) {
-		problem = `The quote is ${reserved} credits, above Max Credits (${maxCredits}): nothing was created and nothing was reserved.`;
-	} else if (quote.sufficient !== true) {
-		problem = `Not enough credits: ${String(quote.available)} available, ${reserved} needed${
-			quote.keyRemaining !== null && quote.keyRemaining !== undefined
-				? ` (the key may still spend ${String(quote.keyRemaining)})`
-				: ''
-		}. Nothing was created. Buy credits in the dashboard.`;
-	}
-	if (problem) {
-		const error = new NodeOperationError(ctx.getNode(), problem, {
-			itemIndex: i,
-			description: `Quote: ${JSON.stringify(quote)}`,
-		});
-		error.context.errorCode =
-			reserved > maxCredits ? 'max_credits_exceeded' : 'insufficient_credits';
-		error.context.quote = quote;
-		throw error;
-	}
-	return quote;
-}
-
 /**
- * POST /jobs: reserves the quote's credits and queues the generation (spends credits). Always sends
- * an Idempotency-Key that is stable for this intent.
+ * POST /jobs: reserves the quoted credits and queues the generation (spends credits). Never pays twice
+ * for one intent: a job of the same input created recently is picked up instead (unless turned off),
+ * and the Idempotency-Key is stable for the intent, so retries replay the same job.
  */
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
 	state: RunState,
 ): Promise<INodeExecutionData[]> {
-	const input = buildJobInput(this, i);
-	const options = this.getNodeParameter('options', i, {}) as CreateOptions;
-	const idempotencyKey = options.idempotencyKey
-		? checkIdempotencyKey(this, options.idempotencyKey, i)
+	const { input, options } = readGeneration<CreateOptions>(this, i);
+	const maxWaitSeconds = maxWaitOf(options);
+	const customKey = options.idempotencyKey?.trim();
+	const idempotencyKey = customKey
+		? checkIdempotencyKey(this, customKey, i)
 		: deriveIdempotencyKey(this, i, 'job', input);
 	const waitOpts = options.waitForCompletion ? readWaitOptions(this, i, options) : undefined;
-	await ensureGenerationAvailable(this, input.mode, state, i);
-	let quote: IDataObject | undefined;
-	if (options.maxCredits !== undefined) {
-		quote = await guardCost(this, input, options.maxCredits, i, options.maxRateLimitWait);
+	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
+	const reuse = options.reuseRecentJob ?? 'retries';
+	const reuseMinutes = Number(options.reuseWithinMinutes ?? DEFAULT_REUSE_MINUTES);
+
+	let job: Job | undefined;
+	let adopted = false;
+	if (!customKey && (reuse === 'always' || (reuse === 'retries' && this.getMode() === 'retry'))) {
+		job = await findAdoptable(this, state, input, reuseMinutes, i, maxWaitSeconds);
+		adopted = job !== undefined;
 	}
-	const job = await apiRequest<Job>(this, {
-		method: 'POST',
-		path: '/jobs',
-		body: input,
-		idempotencyKey,
-		itemIndex: i,
-		maxWaitSeconds: options.maxRateLimitWait,
-		errorContext: quote
-			? { creditsNeeded: Number(quote.reservedCredits), creditsAvailable: Number(quote.available) }
-			: undefined,
-	});
+	if (!job) {
+		let quote: IDataObject | undefined;
+		if (options.maxCredits !== undefined) {
+			quote = await guardCost(this, input, options.maxCredits, capabilities, i, maxWaitSeconds);
+		}
+		job = await apiRequest<Job>(this, {
+			method: 'POST',
+			path: '/jobs',
+			body: input,
+			idempotencyKey,
+			itemIndex: i,
+			maxWaitSeconds,
+			errorContext: quote
+				? {
+						creditsNeeded: Number(quote.reservedCredits),
+						creditsAvailable: Number(quote.available),
+					}
+				: undefined,
+		});
+		await rememberJobs(this, [job]);
+	}
+	state.claimed.add(job.id);
 	this.logger.info(
-		`Generation Service job ${job.id} created (${job.state}${job.replayed ? ', replayed' : ''}, ${job.reservedCredits} credits reserved)`,
+		adopted
+			? `Generation Service job ${job.id} picked up (${job.state}): same input created recently, nothing charged again`
+			: `Generation Service job ${job.id} created (${job.state}${job.replayed ? ', replayed' : ''}, ${job.reservedCredits} credits reserved)`,
 		{ jobId: job.id },
 	);
-	if (!waitOpts) {
-		return [{ json: { ...job, idempotencyKey }, pairedItem: { item: i } }];
-	}
-	// Waits run after every item's job is created, so a batch's jobs are generated side by side.
-	state.deferred.set(i, async () => {
-		const item = await waitForJob(this, job.id, i, waitOpts, job);
-		item.json = { ...item.json, replayed: job.replayed ?? false, idempotencyKey };
+	const extra = { replayed: job.replayed ?? false, adopted, idempotencyKey };
+	if (!waitOpts) return [{ json: { ...job, ...extra }, pairedItem: { item: i } }];
+	const created = job;
+	state.continueLater(i, async () => {
+		const item = await waitForJob(this, state, created.id, i, waitOpts, created);
+		item.json = { ...item.json, ...extra };
 		return [item];
 	});
 	return [];

@@ -4,43 +4,49 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	binaryPropertyOutputOption,
 	maxRateLimitWaitOption,
-	rangeOption,
+	maxWaitOf,
 	optionsCollection,
+	rangeOption,
 } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
-import type { Job } from '../../../shared/jobs';
-import { downloadJobOutput } from '../../../shared/jobs';
-import { apiRequest } from '../../../shared/transport';
+import { downloadJobOutput, readJob } from '../../../shared/jobs';
 import { normalizeRange } from '../../../shared/range';
+import type { RunState } from '../../../shared/router';
 import { readJobId } from './get.operation';
 
-const show = { resource: ['job'], operation: ['downloadOutput'] };
-
-export const description: INodeProperties[] = [
-	{ ...jobLocator('jobId', 'Job'), displayOptions: { show } },
-	optionsCollection([binaryPropertyOutputOption, maxRateLimitWaitOption, rangeOption], { show }),
+const properties: INodeProperties[] = [
+	jobLocator('jobId', 'Job', 'The succeeded job whose MP4 to download'),
+	optionsCollection([binaryPropertyOutputOption, maxRateLimitWaitOption, rangeOption]),
 ];
 
-/** GET /jobs/{id}/output (jobs:read): the final MP4 as binary data, verified against output.sha256. */
-export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['downloadOutput'] } },
+	properties,
+);
+
+/**
+ * GET /jobs/{id}/output (jobs:read): the final MP4 as binary data, verified against output.sha256.
+ * The job itself comes from the last read of it in this process when it is finished (e.g. by the
+ * Wait or Create node just before), so it is not read twice in a row.
+ */
+export async function execute(
+	this: IExecuteFunctions,
+	i: number,
+	state: RunState,
+): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const jobId = readJobId(this, i);
 	const range = normalizeRange(this, options.range as string | undefined, undefined, i);
-	const maxWaitSeconds = options.maxRateLimitWait as number | undefined;
-	const job = await apiRequest<Job>(this, {
-		method: 'GET',
-		path: `/jobs/${jobId}`,
-		itemIndex: i,
-		maxWaitSeconds,
-	});
-	const binary = await downloadJobOutput(this, job, i, {
-		range,
-		maxWaitSeconds,
-	});
+	const maxWaitSeconds = maxWaitOf(options);
+	const job = await readJob(this, jobId, { itemIndex: i, maxWaitSeconds });
+	const binary = await state.downloads.run(
+		async () => await downloadJobOutput(this, job, i, { range, maxWaitSeconds }),
+	);
 	return [
 		{
 			json: job,

@@ -1,27 +1,48 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
-import { buildJobInput, jobInputFields } from '../../../shared/descriptions/jobInput';
-import { ensureGenerationAvailable, quoteJob } from '../../../shared/jobs';
+import {
+	maxRateLimitWaitOption,
+	maxWaitOf,
+	optionsCollection,
+} from '../../../shared/descriptions/common';
+import { jobInputFields } from '../../../shared/descriptions/jobInput';
+import {
+	ensureGenerationAvailable,
+	pricingOf,
+	quoteJob,
+	readGeneration,
+} from '../../../shared/jobs';
 import type { RunState } from '../../../shared/router';
 import { toItems } from '../../../shared/router';
 
-const show = { resource: ['job'], operation: ['quote'] };
-
-export const description: INodeProperties[] = [
-	...jobInputFields(show),
-	optionsCollection([maxRateLimitWaitOption], { show }),
+const properties: INodeProperties[] = [
+	...jobInputFields(),
+	optionsCollection([maxRateLimitWaitOption]),
 ];
 
-/** POST /jobs/quote: what a job would reserve, and whether the account and key can pay. Reserves nothing. */
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['quote'] } },
+	properties,
+);
+
+/**
+ * POST /jobs/quote: what a job would reserve, and whether the account and key can pay. Reserves
+ * nothing. The item also carries the service's current price table (`pricing`, from GET /capabilities).
+ */
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
 	state: RunState,
 ): Promise<INodeExecutionData[]> {
-	const input = buildJobInput(this, i);
-	const options = this.getNodeParameter('options', i, {}) as { maxRateLimitWait?: number };
-	await ensureGenerationAvailable(this, input.mode, state, i);
-	const quote = await quoteJob(this, input, i, options.maxRateLimitWait);
-	return toItems(quote, i);
+	const { input, options } = readGeneration<IDataObject>(this, i);
+	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
+	const quote = await quoteJob(this, input, i, maxWaitOf(options));
+	const pricing = pricingOf(capabilities);
+	return toItems(pricing === undefined ? quote : { ...quote, pricing: pricing as IDataObject }, i);
 }

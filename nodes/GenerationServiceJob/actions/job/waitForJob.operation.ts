@@ -4,6 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
@@ -12,14 +13,20 @@ import { readWaitOptions, waitForJob } from '../../../shared/jobs';
 import type { RunState } from '../../../shared/router';
 import { readJobId } from './get.operation';
 
-const show = { resource: ['job'], operation: ['waitForJob'] };
-
-export const description: INodeProperties[] = [
-	{ ...jobLocator('jobId', 'Job'), displayOptions: { show } },
-	optionsCollection([maxRateLimitWaitOption, ...waitOptions], { show }),
+const properties: INodeProperties[] = [
+	jobLocator('jobId', 'Job', 'The job to wait for'),
+	optionsCollection([maxRateLimitWaitOption, ...waitOptions()]),
 ];
 
-/** Polls GET /jobs/{id} until succeeded or failed, then outputs the job and its MP4 as binary data. */
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['waitForJob'] } },
+	properties,
+);
+
+/**
+ * Follows the job until it succeeds or fails, then outputs it with its MP4 as binary data. The jobs of
+ * several items are followed side by side (one list request per interval for all of them).
+ */
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
@@ -28,7 +35,6 @@ export async function execute(
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const jobId = readJobId(this, i);
 	const waitOpts = readWaitOptions(this, i, options);
-	// Several items' jobs are followed side by side once every item has been read.
-	state.deferred.set(i, async () => [await waitForJob(this, jobId, i, waitOpts)]);
+	state.continueLater(i, async () => [await waitForJob(this, state, jobId, i, waitOpts)]);
 	return [];
 }

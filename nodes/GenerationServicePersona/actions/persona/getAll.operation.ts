@@ -11,7 +11,7 @@ import { toItems } from '../../../shared/router';
 import { apiRequestAllItems } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
-	...paginationFields('getAll', 'persona'),
+	...paginationFields,
 	optionsCollection([maxRateLimitWaitOption]),
 ];
 

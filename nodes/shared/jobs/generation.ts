@@ -1,0 +1,189 @@
+// Before any credit is touched: the engine and mode are available (capabilities), the quote, and why
+// a quote says the job cannot be paid (frozen account, key ceiling, balance, in that order).
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { Mode } from '../constants';
+import type { JobInput } from '../descriptions/jobInput';
+import { buildJobInput } from '../descriptions/jobInput';
+import type { RunState } from '../router';
+import { apiRequest } from '../transport';
+
+/** GET /capabilities, read once per node run (public endpoint: spends nothing). */
+export async function capabilitiesOf(
+	ctx: IExecuteFunctions,
+	state: RunState,
+	itemIndex: number,
+): Promise<IDataObject> {
+	let capabilities = state.cache.get('capabilities') as IDataObject | undefined;
+	if (!capabilities) {
+		capabilities = await apiRequest<IDataObject>(ctx, {
+			method: 'GET',
+			path: '/capabilities',
+			itemIndex,
+		});
+		state.cache.set('capabilities', capabilities);
+	}
+	return capabilities;
+}
+
+/** The service's current price table (its shape is the service's), for run-time messages and output. */
+export function pricingOf(capabilities: IDataObject): unknown {
+	return ((capabilities.generation ?? {}) as IDataObject).pricing;
+}
+
+/**
+ * The spec asks clients to read GET /capabilities before generating: refuse before any credit-related
+ * request when the engine is off or the mode not offered.
+ */
+export async function ensureGenerationAvailable(
+	ctx: IExecuteFunctions,
+	mode: Mode,
+	state: RunState,
+	itemIndex: number,
+): Promise<IDataObject> {
+	const capabilities = await capabilitiesOf(ctx, state, itemIndex);
+	const generation = (capabilities.generation ?? {}) as IDataObject;
+	if (generation.available !== true) {
+		const reason = generation.reason ? ` (reason: ${String(generation.reason)})` : '';
+		const error = new NodeOperationError(
+			ctx.getNode(),
+			`The generation engine is unavailable right now${reason}; no credits were reserved and nothing was created. Try again later.`,
+			{ itemIndex },
+		);
+		error.context.errorCode = 'engine_unavailable';
+		throw error;
+	}
+	const modes = (generation.modes ?? []) as string[];
+	if (!modes.includes(mode)) {
+		const error = new NodeOperationError(
+			ctx.getNode(),
+			`The mode "${mode}" is not available now (available: ${modes.join(', ') || 'none'}); no credits were reserved.`,
+			{ itemIndex },
+		);
+		error.context.errorCode = 'mode_unavailable';
+		throw error;
+	}
+	return capabilities;
+}
+
+/** POST /jobs/quote: price and whether account and key can pay. Reserves nothing, so safe to retry. */
+export async function quoteJob(
+	ctx: IExecuteFunctions,
+	input: IDataObject,
+	itemIndex: number,
+	maxWaitSeconds?: number,
+): Promise<IDataObject> {
+	return await apiRequest<IDataObject>(ctx, {
+		method: 'POST',
+		path: '/jobs/quote',
+		body: input,
+		itemIndex,
+		safeToRetry: true,
+		maxWaitSeconds,
+	});
+}
+
+/** Whether the account is frozen, from GET /balance; undefined when the key may not read it. */
+async function isFrozen(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	maxWaitSeconds?: number,
+): Promise<boolean | undefined> {
+	const read = await apiRequest<IDataObject>(ctx, {
+		method: 'GET',
+		path: '/balance',
+		itemIndex,
+		maxWaitSeconds,
+	}).then(
+		(balance) => ({ balance, error: undefined }),
+		(error: unknown) => ({ balance: undefined, error }),
+	);
+	if (read.balance) return read.balance.frozen === true;
+	if (read.error instanceof NodeApiError && read.error.httpCode === '403') return undefined;
+	throw read.error instanceof NodeApiError || read.error instanceof NodeOperationError
+		? read.error
+		: new NodeOperationError(ctx.getNode(), read.error as Error, { itemIndex });
+}
+
+/**
+ * Why a quote says the job cannot be paid, most fundamental cause first: a frozen account (buying
+ * credits would not help), then the key's lifetime ceiling, then the balance.
+ */
+async function unpayable(
+	ctx: IExecuteFunctions,
+	quote: IDataObject,
+	itemIndex: number,
+	maxWaitSeconds?: number,
+): Promise<{ code: string; message: string }> {
+	const reserved = Number(quote.reservedCredits);
+	const available = Number(quote.available);
+	const keyRemaining = quote.keyRemaining === null ? null : Number(quote.keyRemaining);
+	const frozen = await isFrozen(ctx, itemIndex, maxWaitSeconds);
+	const frozenMessage =
+		'The account is frozen for a financial review, so new generations are blocked (running jobs still finish). Resolve the pending payment matter in the dashboard; buying credits does not lift the freeze. Nothing was created.';
+	if (frozen === true) return { code: 'billing_financial_review', message: frozenMessage };
+	if (keyRemaining !== null && Number.isFinite(keyRemaining) && keyRemaining < reserved) {
+		return {
+			code: 'key_credit_limit',
+			message: `This API key may spend only ${keyRemaining} more credits in its lifetime and this job needs ${reserved}. Raise the key's ceiling or create a new key in the dashboard. Nothing was created.`,
+		};
+	}
+	if (available < reserved) {
+		return {
+			code: 'insufficient_credits',
+			message:
+				`Not enough credits: ${available} available, ${reserved} needed. Buy credits in the dashboard, or use a shorter duration. Nothing was created.` +
+				(frozen === undefined
+					? ' (This key may not read the balance, so a frozen account cannot be ruled out: check the dashboard if buying credits does not help.)'
+					: ''),
+		};
+	}
+	// Balance and key both suffice, yet the quote says no: the spec leaves only the freeze.
+	return {
+		code: 'billing_financial_review',
+		message: `${frozenMessage} (The quote refuses although the account has ${available} credits${keyRemaining === null ? '' : ` and the key may still spend ${keyRemaining}`}.)`,
+	};
+}
+
+/**
+ * The Max Credits guard: quote first; refuse, creating nothing, when the account or key cannot pay
+ * (naming the real cause) or the job would reserve more than `maxCredits`.
+ */
+export async function guardCost(
+	ctx: IExecuteFunctions,
+	input: IDataObject,
+	maxCredits: number,
+	capabilities: IDataObject,
+	itemIndex: number,
+	maxWaitSeconds?: number,
+): Promise<IDataObject> {
+	const quote = await quoteJob(ctx, input, itemIndex, maxWaitSeconds);
+	const reserved = Number(quote.reservedCredits);
+	let problem: { code: string; message: string } | undefined;
+	if (quote.sufficient !== true) {
+		problem = await unpayable(ctx, quote, itemIndex, maxWaitSeconds);
+	} else if (reserved > maxCredits) {
+		problem = {
+			code: 'max_credits_exceeded',
+			message: `The quote is ${reserved} credits, above Max Credits (${maxCredits}): nothing was created and nothing was reserved.`,
+		};
+	}
+	if (!problem) return quote;
+	const pricing = pricingOf(capabilities);
+	const error = new NodeOperationError(ctx.getNode(), problem.message, {
+		itemIndex,
+		description: `Quote: ${JSON.stringify(quote)}${pricing ? ` · Current prices (GET /capabilities): ${JSON.stringify(pricing)}` : ''}`,
+	});
+	error.context.errorCode = problem.code;
+	error.context.quote = quote;
+	throw error;
+}
+
+/** What Quote and Create both start with: the form read and checked locally (no request yet). */
+export function readGeneration<O extends IDataObject>(
+	ctx: IExecuteFunctions,
+	i: number,
+): { input: JobInput; options: O } {
+	return { input: buildJobInput(ctx, i), options: ctx.getNodeParameter('options', i, {}) as O };
+}

@@ -1,0 +1,17 @@
+// Jobs: what the Job node and the trigger know about generations.
+export type { Job } from './job';
+export { MIN_POLL_SECONDS, MIN_POLL_MS, isFinished } from './job';
+export { nextReadAt, processJobReads, readJob, rememberJobs } from './reads';
+export { JobWatcher } from './watcher';
+export {
+	capabilitiesOf,
+	ensureGenerationAvailable,
+	guardCost,
+	readGeneration,
+	pricingOf,
+	quoteJob,
+} from './generation';
+export { downloadJobOutput, failedJobError, finishedItem } from './output';
+export { readWaitOptions, waitForJob } from './waiting';
+export type { WaitOptions } from './waiting';
+export { findAdoptable } from './adoption';

@@ -1,0 +1,86 @@
+// Reads of a job, shared by every node run of this n8n process: one job is read at most once per 5 s.
+import type { ServiceContext } from '../transport';
+import { apiRequest, now, resolveService } from '../transport';
+import type { Job } from './job';
+import { MIN_POLL_MS, isFinished } from './job';
+
+interface JobRead {
+	job: Job;
+	at: number;
+}
+
+const MAX_REMEMBERED = 5_000;
+
+/**
+ * Module state on purpose: the last answer about each job (per service key) that any node run of this
+ * process got — from a read, a creation or a list. A finished job never changes, so its answer is
+ * reused; an unfinished one is reused for 5 s, the least the service allows between reads of one job.
+ * Reads of one job that overlap share one request.
+ */
+export const processJobReads = {
+	answers: new Map<string, JobRead>(),
+	pending: new Map<string, Promise<Job>>(),
+};
+
+function keyOf(serviceKey: string, jobId: string): string {
+	return `${serviceKey}|${jobId}`;
+}
+
+/** Records jobs the service just described (creation answers, list pages, reads). */
+export async function rememberJobs(ctx: ServiceContext, jobs: Job[]): Promise<void> {
+	const { serviceKey } = await resolveService(ctx);
+	const at = now();
+	const { answers } = processJobReads;
+	for (const job of jobs) {
+		const key = keyOf(serviceKey, job.id);
+		answers.delete(key); // re-insert: the map stays in order of last answer
+		answers.set(key, { job, at });
+	}
+	while (answers.size > MAX_REMEMBERED) answers.delete(answers.keys().next().value as string);
+}
+
+/** When this process may read the job again without breaking the 5 s rule (0: now). */
+export async function nextReadAt(ctx: ServiceContext, jobId: string): Promise<number> {
+	const { serviceKey } = await resolveService(ctx);
+	const known = processJobReads.answers.get(keyOf(serviceKey, jobId));
+	return known ? known.at + MIN_POLL_MS : 0;
+}
+
+/**
+ * GET /jobs/{id}, or the answer this process got less than 5 s ago (or any time for a finished job).
+ * `fresh`: the caller polls and has waited its interval, so a finished answer is the only one reused
+ * beyond the 5 s.
+ */
+export async function readJob(
+	ctx: ServiceContext,
+	jobId: string,
+	options: { itemIndex?: number; maxWaitSeconds?: number },
+): Promise<Job> {
+	const { serviceKey } = await resolveService(ctx, options.itemIndex);
+	const key = keyOf(serviceKey, jobId);
+	const pending = processJobReads.pending.get(key);
+	if (pending) {
+		try {
+			return await pending;
+		} catch {
+			// the read it joined failed (e.g. its execution was cancelled): try on its own
+		}
+	}
+	const known = processJobReads.answers.get(key);
+	if (known && (isFinished(known.job) || now() - known.at < MIN_POLL_MS)) return known.job;
+	const request = apiRequest<Job>(ctx, {
+		method: 'GET',
+		path: `/jobs/${jobId}`,
+		itemIndex: options.itemIndex,
+		maxWaitSeconds: options.maxWaitSeconds,
+		priority: 'poll',
+	});
+	processJobReads.pending.set(key, request);
+	try {
+		const job = await request;
+		await rememberJobs(ctx, [job]);
+		return job;
+	} finally {
+		if (processJobReads.pending.get(key) === request) processJobReads.pending.delete(key);
+	}
+}

@@ -1,0 +1,191 @@
+// Follows the unfinished jobs of one node run until each ends: one GET /jobs page per interval for a
+// batch, a plain GET /jobs/{id} for a lone job.
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Page } from '../transport';
+import { apiRequest, now, wait } from '../transport';
+import type { Job } from './job';
+import { isFinished } from './job';
+import { readJob, rememberJobs } from './reads';
+
+export interface FollowOptions {
+	itemIndex: number;
+	intervalMs: number;
+	timeoutMinutes: number;
+	maxWaitSeconds?: number;
+}
+
+interface Follower extends FollowOptions {
+	dueAt: number;
+	deadline: number;
+	resolve: (job: Job) => void;
+	reject: (error: Error) => void;
+}
+
+interface Followed {
+	createdAt?: number;
+	state?: string;
+	followers: Follower[];
+}
+
+const PAGE_SIZE = 100;
+
+export class JobWatcher {
+	private readonly jobs = new Map<string, Followed>();
+	private running = false;
+	private stopped = false;
+
+	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	/**
+	 * Resolves with the job once it has succeeded or failed. `known` is what the caller already read
+	 * (e.g. the creation answer): the first look comes one interval after it.
+	 */
+	async follow(jobId: string, options: FollowOptions, known?: Job): Promise<Job> {
+		if (known && isFinished(known)) return known;
+		return await new Promise<Job>((resolve, reject) => {
+			const start = now();
+			const followed = this.jobs.get(jobId) ?? { followers: [] };
+			if (known) {
+				followed.createdAt = known.createdAt;
+				followed.state = known.state;
+			}
+			followed.followers.push({
+				...options,
+				dueAt: known ? start + options.intervalMs : start,
+				deadline: start + options.timeoutMinutes * 60_000,
+				resolve,
+				reject,
+			});
+			this.jobs.set(jobId, followed);
+			if (!this.running) {
+				this.running = true;
+				void this.run().finally(() => {
+					this.running = false;
+				});
+			}
+		});
+	}
+
+	/** The node run ended early (an item failed): stop looking, send nothing more. */
+	stop(): void {
+		this.stopped = true;
+	}
+
+	private async run(): Promise<void> {
+		let started = false;
+		while (this.jobs.size > 0 && !this.stopped) {
+			const followers = [...this.jobs.values()].flatMap((j) => j.followers);
+			const first = followers[0];
+			try {
+				if (!started) {
+					started = true;
+					await wait(this.ctx, 1, first.itemIndex); // a timer tick: the run's other items register first
+					continue;
+				}
+				const dueAt = Math.min(...followers.map((f) => f.dueAt));
+				await wait(this.ctx, dueAt - now(), first.itemIndex, 'waiting for a job to finish');
+				if (this.stopped) return;
+				const startedAt = now();
+				const ids = [...this.jobs.keys()];
+				if (ids.length === 1) this.update(await readJob(this.ctx, ids[0], first));
+				else await this.readBatch(ids, first);
+				this.reschedule(startedAt);
+			} catch (error) {
+				this.failAll(error as Error);
+				return;
+			}
+		}
+	}
+
+	/**
+	 * One list read tells the state of a whole batch: pages newest first, only as far as needed to see
+	 * every job still followed; a job the pages did not show is read by its own GET.
+	 */
+	private async readBatch(ids: string[], first: Follower): Promise<void> {
+		const unseen = new Set(ids);
+		const maxPages = Math.ceil(ids.length / PAGE_SIZE) + 1;
+		let cursor: string | null = null;
+		for (let pages = 1; ; pages++) {
+			const qs: Record<string, string | number> = { limit: PAGE_SIZE };
+			if (cursor) qs.cursor = cursor;
+			const page: Page<Job> = await apiRequest<Page<Job>>(this.ctx, {
+				method: 'GET',
+				path: '/jobs',
+				qs,
+				itemIndex: first.itemIndex,
+				maxWaitSeconds: first.maxWaitSeconds,
+				priority: 'poll',
+			});
+			await rememberJobs(this.ctx, page.items);
+			for (const job of page.items) {
+				if (unseen.delete(job.id)) this.update(job);
+			}
+			const last = page.items[page.items.length - 1];
+			const oldestWanted = Math.min(...[...unseen].map((id) => this.jobs.get(id)?.createdAt ?? -1));
+			const passedThem = last !== undefined && oldestWanted >= 0 && last.createdAt < oldestWanted;
+			if (unseen.size === 0 || !page.nextCursor || passedThem || pages >= maxPages) break;
+			cursor = page.nextCursor;
+		}
+		for (const id of unseen) {
+			if (this.jobs.has(id)) this.update(await readJob(this.ctx, id, first));
+		}
+	}
+
+	private update(job: Job): void {
+		const followed = this.jobs.get(job.id);
+		if (!followed) return;
+		followed.createdAt = job.createdAt;
+		if (job.state !== followed.state) {
+			this.ctx.logger.info(
+				`Generation Service job ${job.id}: ${followed.state ? `${followed.state} → ` : ''}${job.state}`,
+				{ jobId: job.id, state: job.state },
+			);
+			followed.state = job.state;
+		}
+		if (!isFinished(job)) return;
+		this.jobs.delete(job.id);
+		for (const follower of followed.followers) follower.resolve(job);
+	}
+
+	/** After a look: the next one an interval later; followers past their timeout fail, naming the job. */
+	private reschedule(startedAt: number): void {
+		const at = now();
+		for (const [jobId, followed] of this.jobs) {
+			followed.followers = followed.followers.filter((follower) => {
+				follower.dueAt = startedAt + follower.intervalMs;
+				if (at + follower.intervalMs <= follower.deadline) return true;
+				const error = new NodeOperationError(
+					this.ctx.getNode(),
+					`Job ${jobId} has not finished after ${follower.timeoutMinutes} min (state: ${followed.state ?? 'unknown'}). It keeps running on the service and is not lost: use "Get" or "Wait for Job" with job ID ${jobId} later.`,
+					{ itemIndex: follower.itemIndex },
+				);
+				error.context.errorCode = 'wait_timeout';
+				error.context.jobId = jobId;
+				follower.reject(error);
+				return false;
+			});
+			if (followed.followers.length === 0) this.jobs.delete(jobId);
+		}
+	}
+
+	/** A look failed for good (refused key, cancellation, …): every follower fails, naming its job. */
+	private failAll(error: Error): void {
+		for (const [jobId, followed] of this.jobs) {
+			for (const follower of followed.followers) {
+				const own: Error =
+					error instanceof NodeOperationError && /cancelled/.test(error.message)
+						? new NodeOperationError(
+								this.ctx.getNode(),
+								`The execution was cancelled while waiting for job ${jobId}. The job keeps running on the service and is not lost: use "Get" or "Wait for Job" with job ID ${jobId} later.`,
+								{ itemIndex: follower.itemIndex },
+							)
+						: error;
+				if (own instanceof NodeOperationError && own !== error) own.context.jobId = jobId;
+				follower.reject(own);
+			}
+		}
+		this.jobs.clear();
+	}
+}

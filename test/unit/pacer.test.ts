@@ -1,0 +1,338 @@
+/**
+ * The pacer (one per API key and base URL in the process) through n8n-core's real contexts and HTTP
+ * helpers, against nock on the virtual clock: what it lets leave, and when. Times are virtual ms.
+ */
+import nock from 'nock';
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { PACING, apiRequest, processPacing } from '../../nodes/shared/transport';
+import { TEST_KEY, runNode } from '../helpers/n8n';
+import { useNock } from '../helpers/nock';
+import { probeNode } from '../helpers/probe-node';
+import { testClock } from '../helpers/serviceClock';
+
+const BASE = 'https://api.gen.test/v1';
+const OTHER_KEY = `svc_sk_key_${'0a1b2c3d'.repeat(4)}.${'feedbead'.repeat(8)}`;
+const ok = (data: unknown): Record<string, unknown> => ({ data });
+const errorBody = (code: string) => ({
+	error: { code, message: 'mensagem' },
+	requestId: 'req_429',
+});
+
+const mocked = useNock();
+const now = () => mocked.clock.state.now;
+
+function rate(remaining: number, resetSeconds: number, limit = 10) {
+	return {
+		'X-RateLimit-Limit': String(limit),
+		'X-RateLimit-Remaining': String(remaining),
+		'X-RateLimit-Reset': String(resetSeconds),
+	};
+}
+
+/** Seconds (Unix) of the end of the window that holds `ms`, for windows of `windowMs`. */
+const windowEnd = (ms: number, windowMs = 60_000) =>
+	(Math.floor(ms / windowMs) + 1) * (windowMs / 1000);
+
+async function call(
+	fn: (this: IExecuteFunctions) => Promise<unknown>,
+	apiKey = TEST_KEY,
+	baseUrl = BASE,
+): Promise<unknown> {
+	const [[item]] = await runNode({
+		node: probeNode(fn),
+		parameters: {},
+		credentials: { apiKey, baseUrl },
+	});
+	return item.json;
+}
+
+async function callError(fn: (this: IExecuteFunctions) => Promise<unknown>, apiKey = TEST_KEY) {
+	return await call(fn, apiKey).then(
+		() => {
+			throw new Error('expected a failure');
+		},
+		(error: Error & { context: Record<string, unknown>; description?: string }) => error,
+	);
+}
+
+/** A GET that accepts holds of up to 2 minutes (the windows below last up to that). */
+const get = (path: string) =>
+	async function (this: IExecuteFunctions) {
+		return await apiRequest(this, { method: 'GET', path, maxWaitSeconds: 120 });
+	};
+const getIn = (ctx: IExecuteFunctions, path: string) =>
+	apiRequest(ctx, { method: 'GET', path, maxWaitSeconds: 120 });
+
+/** Records the virtual time of every request nock answers on `path`, and answers with `reply`. */
+function answer(
+	path: string,
+	times: number,
+	reply: (n: number) => [number, unknown, Record<string, string>?],
+	arrivals: number[] = [],
+) {
+	let n = 0;
+	nock(BASE)
+		.get(path)
+		.times(times)
+		.reply(() => {
+			arrivals.push(now());
+			return reply(n++);
+		});
+	return arrivals;
+}
+
+beforeEach(() => testClock.use(200));
+
+describe('Retry-After holds the whole key', () => {
+	it('a request of another item waits the Retry-After another item received', async () => {
+		const retryAfter = 3;
+		let told = 0;
+		const arrivals: number[] = [];
+		nock(BASE)
+			.get('/jobs/a')
+			.reply(() => {
+				told = now();
+				return [429, errorBody('rate_limited'), { 'Retry-After': String(retryAfter) }];
+			})
+			.get('/jobs/a')
+			.reply(() => {
+				arrivals.push(now());
+				return [200, ok({ id: 'a' })];
+			})
+			.get('/jobs/b')
+			.reply(() => {
+				arrivals.push(now());
+				return [200, ok({ id: 'b' })];
+			});
+		await call(async function () {
+			const first = getIn(this, '/jobs/a');
+			// the other item asks once the 429 is known to the node
+			while (![...processPacing.pacers.values()].some((p) => p.heldUntil() > now()))
+				await testClock.sleep(50);
+			const second = getIn(this, '/jobs/b');
+			return { both: await Promise.all([first, second]) };
+		});
+		expect(arrivals).toHaveLength(2);
+		for (const at of arrivals) expect(at - told).toBeGreaterThanOrEqual(retryAfter * 1000);
+	});
+
+	it('ip_rate_limited holds every key of that base URL, not other services', async () => {
+		let told = 0;
+		const otherKeyAt: number[] = [];
+		nock(BASE)
+			.get('/me')
+			.reply(() => {
+				told = now();
+				return [429, errorBody('ip_rate_limited'), { 'Retry-After': '30' }];
+			})
+			.get('/me')
+			.times(2)
+			.reply(function () {
+				if (this.req.headers.authorization === `Bearer ${OTHER_KEY}`) otherKeyAt.push(now());
+				return [200, ok({})];
+			});
+		const elsewhere: number[] = [];
+		nock('https://other.gen.test')
+			.get('/v1/me')
+			.reply(() => {
+				elsewhere.push(now());
+				return [200, ok({})];
+			});
+		const first = call(get('/me'));
+		while (processPacing.ipBlocks.size === 0) await testClock.sleep(20);
+		await Promise.all([
+			first,
+			call(get('/me'), OTHER_KEY),
+			call(get('/me'), OTHER_KEY, 'https://other.gen.test/v1'),
+		]);
+		expect(otherKeyAt).toHaveLength(1);
+		expect(otherKeyAt[0] - told).toBeGreaterThanOrEqual(30_000);
+		expect(elsewhere[0] - told).toBeLessThan(15_000);
+	});
+
+	it('fails at once, sending nothing, when the hold is longer than Max Rate-Limit Wait', async () => {
+		nock(BASE)
+			.post('/assets')
+			.reply(429, errorBody('upload_rate_limit'), { 'Retry-After': '3600' });
+		const error = await callError(async function () {
+			return await apiRequest(this, {
+				method: 'POST',
+				path: '/assets',
+				idempotencyKey: ['asset', 'sha256', '0123456789abcdef'].join('.'),
+			});
+		});
+		expect(error.message).toContain('Upload limit reached (20 uploads per hour per account).');
+		expect(error.message).toMatch(/Try again in 3600 s/);
+		expect(error.message).toContain('does not wait longer than 60 s');
+		expect(error.context.errorCode).toBe('upload_rate_limit');
+		expect(error.description).toContain('req_429');
+		// a second upload of the run is refused without a request (nock would fail on it)
+		const again = await callError(async function () {
+			return await apiRequest(this, {
+				method: 'POST',
+				path: '/assets',
+				idempotencyKey: ['asset', 'sha256', 'fedcba9876543210'].join('.'),
+			});
+		});
+		expect(again.context.errorCode).toBe('upload_rate_limit');
+		expect(nock.isDone()).toBe(true);
+	});
+});
+
+describe('the rate window', () => {
+	it('waits for X-RateLimit-Reset once Remaining is 0', async () => {
+		const reset = windowEnd(now());
+		const arrivals = answer('/balance', 2, (n) => [
+			200,
+			ok({ n }),
+			n === 0 ? rate(0, reset) : rate(9, reset + 60),
+		]);
+		await call(async function () {
+			await getIn(this, '/balance');
+			return await getIn(this, '/balance');
+		});
+		expect(arrivals[1]).toBeGreaterThanOrEqual(reset * 1000 + PACING.resetMarginMs);
+	});
+
+	it('an older answer arriving late never replaces a fresher view of the window', async () => {
+		const reset = windowEnd(now()) + 60; // a window that lasts long enough for the test
+		const arrivals: number[] = [];
+		nock(BASE)
+			.get('/prime')
+			.reply(200, ok({}), rate(8, reset))
+			// sent first, answered last, with the view the service had then
+			.get('/slow')
+			.delay(100)
+			.reply(200, ok({}), rate(3, reset))
+			// sent second, answered first: the window is used up (other clients of the key)
+			.get('/fast')
+			.reply(200, ok({}), rate(0, reset))
+			.get('/next')
+			.reply(() => {
+				arrivals.push(now());
+				return [200, ok({}), rate(9, reset + 60)];
+			});
+		await call(async function () {
+			await getIn(this, '/prime');
+			await Promise.all([getIn(this, '/slow'), getIn(this, '/fast')]);
+			return await getIn(this, '/next');
+		});
+		expect(arrivals[0]).toBeGreaterThanOrEqual(reset * 1000);
+	});
+
+	it('an answer about an older window arriving late is ignored', async () => {
+		const reset = windowEnd(now());
+		const arrivals: number[] = [];
+		nock(BASE)
+			.get('/prime')
+			.reply(200, ok({}), rate(5, reset))
+			// sent first, answered last: it still describes the previous window, with room left
+			.get('/slow')
+			.delay(100)
+			.reply(200, ok({}), rate(6, reset - 60))
+			.get('/fast')
+			.reply(200, ok({}), rate(0, reset))
+			.get('/next')
+			.reply(() => {
+				arrivals.push(now());
+				return [200, ok({}), rate(9, reset + 60)];
+			});
+		await call(async function () {
+			await getIn(this, '/prime');
+			await Promise.all([getIn(this, '/slow'), getIn(this, '/fast')]);
+			return await getIn(this, '/next');
+		});
+		expect(arrivals[0]).toBeGreaterThanOrEqual(reset * 1000);
+	});
+
+	it('counts its own requests in flight: the service never gets more than the window has left', async () => {
+		const reset = windowEnd(now());
+		const limit = 31;
+		let left = 30; // what the service has left for the key: the prime was its only request
+		let refused = 0;
+		nock(BASE)
+			.get('/prime')
+			.reply(200, ok({}), rate(left, reset, limit))
+			.get('/item')
+			.times(40)
+			.reply((_uri, _body, callback) => {
+				const inThisWindow = now() < reset * 1000;
+				if (inThisWindow && left === 0) refused++;
+				if (inThisWindow && left > 0) left--;
+				const answer: [number, Record<string, unknown>, Record<string, string>] =
+					inThisWindow && refused > 0 && left === 0
+						? [429, errorBody('rate_limited'), { 'Retry-After': '1', ...rate(0, reset, limit) }]
+						: [200, ok({}), inThisWindow ? rate(left, reset, limit) : rate(99, reset + 60, limit)];
+				// answers come 100 ms (real) later, so the requests overlap
+				void sleep(100).then(() => callback(null, answer));
+			});
+		await call(async function () {
+			await getIn(this, '/prime');
+			return await Promise.all(Array.from({ length: 40 }, async () => await getIn(this, '/item')));
+		});
+		expect(refused).toBe(0);
+	});
+
+	it('alone on a key: sends freely, then spreads the last quarter of the window over the time left', async () => {
+		testClock.use(20); // gaps are compared with each other: keep real-time noise small
+		const reset = windowEnd(now());
+		const limit = 12;
+		let remaining = limit;
+		// answers consistent with this process being the only user of the key
+		const arrivals = answer('/balance', limit, () => [
+			200,
+			ok({}),
+			rate(--remaining, reset, limit),
+		]);
+		await call(async function () {
+			for (let i = 0; i < limit; i++) await getIn(this, '/balance');
+			return {};
+		});
+		const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]);
+		// 11 down to 4 left: no waiting between requests
+		for (const gap of gaps.slice(0, 7)) expect(gap).toBeLessThan(3000);
+		// 3 left and fewer: spaced over what is left of the window, all still inside it
+		for (const gap of gaps.slice(8)) expect(gap).toBeGreaterThan(5000);
+		expect(arrivals[limit - 1]).toBeLessThan(reset * 1000);
+	});
+
+	it('when another process uses the key too, keeps one request of the window in reserve', async () => {
+		const reset = windowEnd(now()) + 60;
+		// each answer shows two more requests counted than this process sent: someone else uses the key
+		let remaining = 10;
+		const arrivals = answer('/balance', 4, () => {
+			remaining -= 2;
+			return [200, ok({}), rate(Math.max(remaining, 0), reset, 10)];
+		});
+		await call(async function () {
+			for (let i = 0; i < 4; i++) await getIn(this, '/balance');
+			return {};
+		});
+		// remaining went 8, 6, 4, 2: with one in reserve the 4th was spaced, not sent at once
+		expect(arrivals[3] - arrivals[2]).toBeGreaterThan(1000);
+	});
+});
+
+describe('a refused key', () => {
+	it('after 401 invalid_api_key nothing more is sent with that key, in any node run', async () => {
+		const scope = nock(BASE)
+			.get('/balance')
+			.once()
+			.reply(401, { error: { code: 'invalid_api_key', message: 'x' }, requestId: 'req_401' });
+		const first = await callError(get('/balance'));
+		expect(first.context.errorCode).toBe('invalid_api_key');
+		const second = await callError(get('/balance'));
+		expect(second.context.errorCode).toBe('invalid_api_key');
+		expect(second.message).toContain(
+			'Not sent: the service already refused this API key in request req_401',
+		);
+		expect(scope.isDone()).toBe(true);
+		// another key of the same service is not affected
+		nock(BASE)
+			.get('/balance')
+			.reply(200, ok({ available: 1 }));
+		expect(await call(get('/balance'), OTHER_KEY)).toEqual({ available: 1 });
+	});
+});
