@@ -16,7 +16,7 @@ import type { Referee, Violation, ViolationKind } from './referee';
 import { findAccount, MODES } from './state';
 import type { EmulatorSnapshot, IpLimit, JobScript, Mode, RuntimeSettings, World } from './state';
 
-/** Settings that can change while running (options `rateWindowMs`, `ipLimit`, `minPollIntervalMs`). */
+/** Settings that can change while running (options `rateWindowMs`, `ipLimit`, `minPollIntervalMs`, `inFlightGraceMs`). */
 export interface SettingsPatch {
 	/** Length of a key's fixed rate window in ms (> 0). */
 	rateWindowMs?: number;
@@ -24,6 +24,8 @@ export interface SettingsPatch {
 	ipLimit?: IpLimit | null;
 	/** Referee: minimum ms between two reads of the same job (>= 0). */
 	minPollIntervalMs?: number;
+	/** Referee: ms after a 429 / 401 during which arriving requests count as in flight (>= 0). */
+	inFlightGraceMs?: number;
 }
 
 function positiveInteger(value: unknown, name: string): number {
@@ -54,6 +56,13 @@ export function applySettings(runtime: RuntimeSettings, patch: SettingsPatch): v
 			throw new Error('minPollIntervalMs must be an integer >= 0');
 		}
 		next.minPollIntervalMs = v;
+	}
+	if (patch.inFlightGraceMs !== undefined) {
+		const v = patch.inFlightGraceMs;
+		if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+			throw new Error('inFlightGraceMs must be an integer >= 0');
+		}
+		next.inFlightGraceMs = v;
 	}
 	Object.assign(runtime, next);
 }

@@ -57,6 +57,11 @@ export interface EmulatorOptions {
 	ipLimit?: IpLimit | null;
 	/** Referee: minimum ms between two successful reads of a job (poll_too_soon). Default 5000. */
 	minPollIntervalMs?: number;
+	/**
+	 * Referee: a request arriving this soon after the 429 / 401 that told its client to stop was
+	 * already in flight (the client could not know yet): not judged. Default 500.
+	 */
+	inFlightGraceMs?: number;
 	/** Default { queuedMs: 1000, runningMs: 2000 }; 0/0 = jobs end at creation. */
 	jobTiming?: { queuedMs: number; runningMs: number };
 	/** Share of the reservation charged on success (rounded up, never above it). Default 0.8. */
@@ -82,6 +87,7 @@ export const DEFAULT_RUNTIME: Readonly<RuntimeSettings> = {
 	rateWindowMs: 60_000,
 	ipLimit: null,
 	minPollIntervalMs: 5000,
+	inFlightGraceMs: 500,
 };
 
 export interface EmulatorKeys {
@@ -145,6 +151,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 		rateWindowMs: options.rateWindowMs,
 		ipLimit: options.ipLimit,
 		minPollIntervalMs: options.minPollIntervalMs,
+		inFlightGraceMs: options.inFlightGraceMs,
 	});
 	const clock = options.clock;
 	const world: World = {
@@ -164,7 +171,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 	}
 	const faults = new FaultStore();
 	const journal: JournalEntry[] = [];
-	const referee = new Referee(() => world.runtime.minPollIntervalMs);
+	const referee = new Referee(
+		() => world.runtime.minPollIntervalMs,
+		() => world.runtime.inFlightGraceMs,
+	);
 	const ipLimiter = new IpLimiter();
 	let baseUrl = '';
 	const app = buildServer({

@@ -99,16 +99,22 @@ function seconds(ms: number): string {
 	return `${(ms / 1000).toFixed(3).replace(/\.?0+$/, '')} s`;
 }
 
+/** A Retry-After the service gave: when it was told, and until when it holds. */
+interface Hold {
+	toldAt: number;
+	end: number;
+}
+
 export class Referee {
 	private list: Violation[] = [];
-	/** Retry-After ends: by key id, by remote IP, by account (uploads). */
-	private keyWaits = new Map<string, number>();
-	private ipWaits = new Map<string, number>();
-	private uploadWaits = new Map<string, number>();
+	/** Retry-After holds (when told, until when): by key id, by remote IP, by account (uploads). */
+	private keyWaits = new Map<string, Hold>();
+	private ipWaits = new Map<string, Hold>();
+	private uploadWaits = new Map<string, Hold>();
 	/** Last successful read of each job. */
 	private reads = new Map<string, { at: number; accountId: string | null }>();
-	/** sha256 of credentials that were answered 401 invalid_api_key. */
-	private refused = new Set<string>();
+	/** sha256 of credentials that were answered 401 invalid_api_key → when. */
+	private refused = new Map<string, number>();
 	/** Fingerprint of a request → when it was answered 400/402/403/413/415/422. */
 	private clientErrors = new Map<string, number>();
 	/** `kind|keyId|bodyHash` → creation attempts with that body. */
@@ -119,7 +125,14 @@ export class Referee {
 	private seqOf = new WeakMap<Arrival, number>();
 	private seq = 0;
 
-	constructor(private readonly minPollIntervalMs: () => number) {}
+	constructor(
+		private readonly minPollIntervalMs: () => number,
+		/**
+		 * A request that arrives this soon after the answer that told the client to stop (a 429, a 401)
+		 * was already on its way: the client could not know yet. Not judged as ignoring the answer.
+		 */
+		private readonly inFlightGraceMs: () => number = () => 500,
+	) {}
 
 	violations(): Violation[] {
 		return this.list.map((v) => ({ ...v }));
@@ -158,10 +171,13 @@ export class Referee {
 		this.seq += 1;
 		this.seqOf.set(a, this.seq);
 		const kinds: ViolationKind[] = [];
-		const early = (end: number | undefined) => end !== undefined && a.at < end;
+		const grace = this.inFlightGraceMs();
+		const early = (hold: Hold | undefined) =>
+			hold !== undefined && a.at < hold.end && a.at >= hold.toldAt + grace;
 
-		const keyEnd = a.keyId ? this.keyWaits.get(a.keyId) : undefined;
-		if (a.authenticated && early(keyEnd)) {
+		const keyHold = a.keyId ? this.keyWaits.get(a.keyId) : undefined;
+		const keyEnd = keyHold?.end;
+		if (a.authenticated && early(keyHold)) {
 			this.flag(
 				a,
 				'retry_after_key',
@@ -169,8 +185,9 @@ export class Referee {
 				kinds,
 			);
 		}
-		const ipEnd = this.ipWaits.get(a.ip);
-		if (early(ipEnd)) {
+		const ipHold = this.ipWaits.get(a.ip);
+		const ipEnd = ipHold?.end;
+		if (early(ipHold)) {
 			this.flag(
 				a,
 				'retry_after_ip',
@@ -178,8 +195,9 @@ export class Referee {
 				kinds,
 			);
 		}
-		const uploadEnd = a.accountId ? this.uploadWaits.get(a.accountId) : undefined;
-		if (a.method === 'POST' && a.path === '/v1/assets' && early(uploadEnd)) {
+		const uploadHold = a.accountId ? this.uploadWaits.get(a.accountId) : undefined;
+		const uploadEnd = uploadHold?.end;
+		if (a.method === 'POST' && a.path === '/v1/assets' && early(uploadHold)) {
 			this.flag(
 				a,
 				'retry_after_upload',
@@ -199,7 +217,8 @@ export class Referee {
 				);
 			}
 		}
-		if (a.authenticated && a.secretHash && this.refused.has(a.secretHash)) {
+		const refusedAt = a.secretHash ? this.refused.get(a.secretHash) : undefined;
+		if (a.authenticated && refusedAt !== undefined && a.at >= refusedAt + grace) {
 			this.flag(
 				a,
 				'revoked_key_reuse',
@@ -225,14 +244,22 @@ export class Referee {
 		const heard = r.delivery !== 'none';
 		if (r.status === 429 && heard && r.retryAfter !== null) {
 			const end = r.at + r.retryAfter * 1000;
-			const extend = (map: Map<string, number>, id: string | null) => {
-				if (id !== null) map.set(id, Math.max(map.get(id) ?? 0, end));
+			const extend = (map: Map<string, Hold>, id: string | null) => {
+				const current = id === null ? undefined : map.get(id);
+				if (id !== null && (!current || current.end < end)) map.set(id, { toldAt: r.at, end });
 			};
 			if (r.errorCode === 'rate_limited') extend(this.keyWaits, a.keyId);
 			if (r.errorCode === 'ip_rate_limited') extend(this.ipWaits, a.ip);
 			if (r.errorCode === 'upload_rate_limit') extend(this.uploadWaits, a.accountId);
 		}
-		if (r.errorCode === 'invalid_api_key' && heard && a.secretHash) this.refused.add(a.secretHash);
+		if (
+			r.errorCode === 'invalid_api_key' &&
+			heard &&
+			a.secretHash &&
+			!this.refused.has(a.secretHash)
+		) {
+			this.refused.set(a.secretHash, r.at);
+		}
 		if (CLIENT_ERROR_STATUSES.includes(r.status) && heard) {
 			this.prune(r.at);
 			this.clientErrors.set(this.fingerprint(a), r.at);

@@ -190,6 +190,8 @@ export interface RuntimeSettings {
 	ipLimit: IpLimit | null;
 	/** Referee: minimum time between two reads of the same job. */
 	minPollIntervalMs: number;
+	/** Referee: how long after a 429 / 401 a request counts as already in flight (not judged). */
+	inFlightGraceMs: number;
 }
 
 /** Live state plus the clock. */

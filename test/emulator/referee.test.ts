@@ -129,6 +129,26 @@ describe('referee: each kind is recorded once', () => {
 		expect(h.emu.control.violationCounts().retry_after_key).toBe(1);
 	});
 
+	test('requests already in flight when a 429 or a 401 was sent are not judged (inFlightGraceMs)', async () => {
+		h.emu.control.injectFault({ path: '/v1/me', action: 'rate_limit', retryAfter: 5 });
+		expect((await h.call('/me')).status).toBe(429);
+		await h.clock.sleep(400); // within the 500 ms allowance: sent before the client could know
+		expect((await h.call('/balance')).status).toBe(200);
+		expect(kinds(h)).toEqual([]);
+		await h.clock.sleep(200); // past it
+		expect((await h.call('/balance')).status).toBe(200);
+		expect(kinds(h)).toEqual(['retry_after_key']);
+		const revoked = h.emu.control.createKey();
+		h.emu.control.revokeKey(revoked.keyId);
+		expect((await h.call('/me', { key: revoked.secret })).status).toBe(401);
+		await h.clock.sleep(100);
+		await h.call('/me', { key: revoked.secret });
+		expect(kinds(h)).toEqual(['retry_after_key']);
+		await h.clock.sleep(500);
+		await h.call('/me', { key: revoked.secret });
+		expect(kinds(h)).toEqual(['retry_after_key', 'revoked_key_reuse']);
+	});
+
 	test('retry_after_ip: any /v1 request of the IP before the end of its Retry-After', async () => {
 		const set = await h.control('POST', '/settings', {
 			ipLimit: { requests: 2, windowMs: 10_000 },
@@ -441,12 +461,18 @@ describe('referee: journal and control', () => {
 				rateWindowMs: 60_000,
 				ipLimit: null,
 				minPollIntervalMs: 5000,
+				inFlightGraceMs: 500,
 			});
 			const set = await h.control('POST', '/settings', {
 				minPollIntervalMs: 1000,
 				rateWindowMs: 10_000,
 			});
-			expect(set.data).toEqual({ rateWindowMs: 10_000, ipLimit: null, minPollIntervalMs: 1000 });
+			expect(set.data).toEqual({
+				rateWindowMs: 10_000,
+				ipLimit: null,
+				minPollIntervalMs: 1000,
+				inFlightGraceMs: 500,
+			});
 			expect((await h.control('POST', '/settings', { rateWindowMs: 0 })).status).toBe(400);
 			expect((await h.control('POST', '/settings', { ipLimit: { requests: 1 } })).status).toBe(400);
 			expect(h.emu.control.settings().rateWindowMs).toBe(10_000);

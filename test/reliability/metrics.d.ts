@@ -1,1 +1,4 @@
-export function record(kind: 'fault' | 'badInput' | 'secrets', data: Record<string, unknown>): void;
+export function record(
+	kind: 'fault' | 'badInput' | 'secrets' | 'contract',
+	data: Record<string, unknown>,
+): void;

@@ -205,8 +205,10 @@ export class KeyPacer {
 		} else if (window) {
 			const reserve = this.isShared(now) ? PACING.sharedReserve : 0;
 			if (window.remaining - reserve <= 0) {
+				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
+				at = Math.max(at, window.resetAt + this.marginMs());
 				consider({
-					until: window.resetAt + this.marginMs(),
+					until: window.resetAt,
 					info: {
 						httpCode: 429,
 						code: 'rate_limited',
