@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 
 import {
 	INSTALL_TIMEOUT_MS,
@@ -70,6 +70,7 @@ for (const version of e2eHosts()) {
 				},
 				{ timeout: INSTALL_TIMEOUT_MS },
 			);
+			afterEach(() => emu?.assertNoViolations());
 			after(async () => {
 				await emu?.close();
 				await inst?.close();

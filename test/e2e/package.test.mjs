@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 
 import { ownerSession, runManuallyFromTrigger, startServer } from '../../scripts/n8n-host.mjs';
 import {
@@ -83,6 +83,7 @@ for (const version of e2eHosts()) {
 				},
 				{ timeout: INSTALL_TIMEOUT_MS },
 			);
+			afterEach(() => emu?.assertNoViolations());
 			after(async () => {
 				await emu?.close();
 				await inst?.close();
