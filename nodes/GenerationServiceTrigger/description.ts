@@ -5,6 +5,7 @@ import {
 	maxRateLimitWaitOption,
 	optionsCollection,
 } from '../shared/descriptions/common';
+import { MODE_OPTIONS } from '../shared/descriptions/modes';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -58,11 +59,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Modes',
 		name: 'modes',
 		type: 'multiOptions',
-		options: [
-			{ name: 'Character Replacement', value: 'character_replacement' },
-			{ name: 'Image to Video', value: 'image_to_video' },
-			{ name: 'Text to Video', value: 'text_to_video' },
-		],
+		options: MODE_OPTIONS.map(({ name, value }) => ({ name, value })),
 		default: [],
 		description: 'Only jobs of these generation modes. Leave empty for every mode.',
 		displayOptions: { show: { event: ['jobFinished'] } },
@@ -75,7 +72,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to attach the MP4 of each succeeded job as binary data (verified against its sha256). Failed jobs have no video.',
+					'Whether to attach the MP4 of each succeeded job as binary data (verified against its sha256). Failed jobs have no video. The download runs where the trigger polls: in queue mode that is the main process, not a worker, and n8n keeps those files until it prunes binary data. For large videos prefer a Job node "Download Output" after the trigger (it runs on a worker).',
 			},
 			{
 				...binaryPropertyOutputOption,

@@ -2,7 +2,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Job } from '../shared/jobs';
-import { downloadJobOutput } from '../shared/jobs';
+import { downloadJobOutput, readJob, rememberJobs } from '../shared/jobs';
 import { apiRequest, now, type Page } from '../shared/transport';
 import type { TriggerCursor, WalkSummary } from './cursor';
 import { PAGE_SIZE, STALE_MS, advanceCursor, readCursor } from './cursor';
@@ -75,12 +75,15 @@ async function listPage(
 ): Promise<Page<ListedJob>> {
 	const qs: IDataObject = { limit: PAGE_SIZE };
 	if (cursor) qs.cursor = cursor;
-	return await apiRequest<Page<ListedJob>>(ctx, {
+	const page = await apiRequest<Page<ListedJob>>(ctx, {
 		method: 'GET',
 		path: '/jobs',
 		qs,
 		maxWaitSeconds: settings.maxWaitSeconds,
+		priority: 'poll',
 	});
+	await rememberJobs(ctx, page.items);
+	return page;
 }
 
 /**
@@ -139,18 +142,17 @@ async function toItem(
 	return item;
 }
 
-/** GET /jobs/{id} for an open job the walk did not reach; undefined when it no longer exists. */
+/**
+ * An open job the walk did not reach, read by id (or from a read of it in this process less than 5 s
+ * ago); undefined when it no longer exists.
+ */
 async function readOpenJob(
 	ctx: IPollFunctions,
 	id: string,
 	settings: TriggerSettings,
 ): Promise<ListedJob | undefined> {
-	const outcome = await apiRequest<ListedJob>(ctx, {
-		method: 'GET',
-		path: `/jobs/${id}`,
-		maxWaitSeconds: settings.maxWaitSeconds,
-	}).then(
-		(job) => ({ job, error: undefined }),
+	const outcome = await readJob(ctx, id, { maxWaitSeconds: settings.maxWaitSeconds }).then(
+		(job) => ({ job: job as ListedJob, error: undefined }),
 		(error: unknown) => ({ job: undefined, error }),
 	);
 	if (outcome.error === undefined) return outcome.job;

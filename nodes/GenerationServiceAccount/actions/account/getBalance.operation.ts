@@ -1,4 +1,4 @@
-import { simpleRead } from '../../../shared/descriptions/simpleRead';
+import { readOperation } from '../../../shared/operations';
 
 /** GET /balance (balance:read): credits available, reserved, spent; frozen or not. */
-export const { description, execute } = simpleRead('account', 'getBalance', '/balance');
+export const { description, execute } = readOperation('account', 'getBalance', '/balance');

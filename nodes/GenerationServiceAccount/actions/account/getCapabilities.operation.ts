@@ -1,4 +1,8 @@
-import { simpleRead } from '../../../shared/descriptions/simpleRead';
+import { readOperation } from '../../../shared/operations';
 
 /** GET /capabilities (public): engine state, accepted modes, prices, upload limits. */
-export const { description, execute } = simpleRead('account', 'getCapabilities', '/capabilities');
+export const { description, execute } = readOperation(
+	'account',
+	'getCapabilities',
+	'/capabilities',
+);

@@ -1,4 +1,4 @@
-import { simpleRead } from '../../../shared/descriptions/simpleRead';
+import { readOperation } from '../../../shared/operations';
 
 /** GET /me (no scope needed): who the key belongs to and its scopes. */
-export const { description, execute } = simpleRead('account', 'getIdentity', '/me');
+export const { description, execute } = readOperation('account', 'getIdentity', '/me');

@@ -1,4 +1,4 @@
-import { simpleRead } from '../../../shared/descriptions/simpleRead';
+import { readOperation } from '../../../shared/operations';
 
 /** GET /billing/plans (public): offers; purchases happen in the dashboard, not through the API. */
-export const { description, execute } = simpleRead('account', 'getPlans', '/billing/plans');
+export const { description, execute } = readOperation('account', 'getPlans', '/billing/plans');
