@@ -25,8 +25,8 @@ let apiKey: string;
 
 /**
  * A fresh emulator and a key of `rpm` requests per minute; jobs of `jobSeconds`. Scenarios where a
- * 429 meets requests already in flight run the clock at 20 × (not 100 ×), so that a few real ms of
- * loopback latency stay well inside the referee's 500 ms in-flight allowance.
+ * 429 meets requests already in flight run the clock at 5 × (not 100 ×), so that the real ms of
+ * loopback latency and a busy event loop stay well inside the referee's 500 ms in-flight allowance.
  */
 async function service(
 	rpm: number,
@@ -135,7 +135,7 @@ describe('batches on a rate-limited key (10 requests/minute)', () => {
 
 describe('429s and limits the node cannot foresee', () => {
 	it('a 429 storm with Retry-After on the list and on one download while the others go on', async () => {
-		await service(60, 20, { speed: 20 });
+		await service(60, 20, { speed: 5 });
 		env.emu.control.injectFault({
 			method: 'GET',
 			path: '/v1/jobs',
@@ -160,7 +160,7 @@ describe('429s and limits the node cannot foresee', () => {
 	});
 
 	it('an IP limit without rate headers holds every key of the service', async () => {
-		await service(60, 20, { speed: 20, ipLimit: { requests: 6, windowMs: 20_000 } });
+		await service(60, 20, { speed: 5, ipLimit: { requests: 6, windowMs: 20_000 } });
 		const other = env.emu.control.createKey({ requestsPerMinute: 60 }).secret;
 		const [[a], [b]] = await Promise.all([
 			runJob(createParams(), prompts(4)),
