@@ -28,6 +28,7 @@ const rows = fs.existsSync(out)
 			.map((l) => JSON.parse(l))
 	: [];
 const faults = rows.filter((r) => r.kind === 'fault');
+const contract = rows.filter((r) => r.kind === 'contract');
 const bad = rows.filter((r) => r.kind === 'badInput');
 const secretRows = rows.filter((r) => r.kind === 'secrets');
 const sum = (list, key) => list.reduce((n, r) => n + (r[key] ?? 0), 0);
@@ -74,6 +75,18 @@ inside \`npm test\`.
 | — repaired by the node (long / unicode file names) | ${figures.repaired} |
 | Key leaks | ${figures.keyLeaks} (searched in ${figures.checkedForKey} output items and errors, and ${figures.logLines} captured log lines) |
 
+## Rate-limit contract
+
+Every row is a scenario of \`test/reliability/rate-limits.test.ts\`, run through n8n-core's real contexts against
+the emulator on a virtual clock; the emulator (referee) judges each request: sent before a Retry-After ended
+(per key, per IP, uploads), into an exhausted rate window, a job polled less than 5 s after its previous read,
+a refused key used again, a creation retried with another Idempotency-Key or body, a refused request repeated.
+Counts are the emulator's own.
+
+| Scenario | Items | Requests | 429s | Violations |
+|---|---|---|---|---|
+${contract.map((c) => `| ${c.scenario} | ${c.items} | ${c.requests} | ${c.rateLimited} | ${c.violations} |`).join('\n')}
+
 ## Faults injected
 
 ${faults.map((f) => `- ${f.fault}: duplicate jobs ${f.duplicateJobs}, lost outputs ${f.lostOutputs}`).join('\n')}
@@ -87,9 +100,10 @@ ${bad.map((b) => `- ${b.name}: ${b.repaired ? 'repaired by the node' : b.refused
 ## Known limits
 
 - **A create whose every try fails after the service committed it** (connection reset three times in a row):
-  the node fails, but the job exists and is charged once. Running the node again in the same execution
-  (Retry On Fail) replays it; a *new* execution derives a new key and would create a second job, unless the
-  Idempotency Key option is set (e.g. from a row ID). The error message says so and names the key.
+  the node fails, but the job exists and is charged once. Retry On Fail and n8n's Retry of the execution reuse
+  the key (it is anchored on the root execution, which n8n keeps across retries) or pick the job up (retried
+  executions look for a job of the same input first); a *new* run of the workflow is a new intent and creates a
+  new job, unless the Idempotency Key option is set (e.g. from a row ID).
 - **Downloads are retried whole, not resumed with Range**: a cut download is fetched again from the start
   (3 tries). For the sizes of this service (MP4 outputs of short clips) this costs little; resuming would
   need a stream concatenation the n8n helpers do not offer without Node's stream module, which node code
@@ -99,7 +113,14 @@ ${bad.map((b) => `- ${b.name}: ${b.repaired ? 'repaired by the node' : b.refused
 - **Uploads replay by content**: the default upload key is the file's sha256, so the same bytes under another
   name return the first asset (with its first name). Set the Idempotency Key option to upload a copy.
 - **Rate-limit waits longer than Max Rate-Limit Wait** (default 60 s) fail the item with the time to retry
-  instead of waiting; raise the option to wait longer.
+  instead of waiting; raise the option to wait longer. Waiting for a turn behind other requests of the key (a
+  batch) is not limited by it.
+- **Processes sharing a key learn about each other only from the service's answers** (queue-mode workers,
+  several n8n instances): a process that sees more requests counted than it sent spreads its requests and keeps
+  one per window in reserve, which makes collisions rare, not impossible; a Retry-After one process receives
+  does not reach the others.
+- **The referee allows 500 ms for requests already on their way** when it answers 429 or 401 (a request the
+  client sent before it could read that answer); later requests count.
 `;
 fs.mkdirSync(path.join(REPO, 'docs'), { recursive: true });
 fs.writeFileSync(path.join(REPO, 'docs', 'reliability.md'), md);
