@@ -286,7 +286,7 @@ describe('Job node against the emulator', () => {
 		expect(videos.results.map((r) => r.value)).toEqual([env.videoId]);
 	});
 
-	it('a batch with Wait for Completion creates every job first, then follows them side by side', async () => {
+	it('a batch with Wait for Completion follows its jobs side by side through the job list', async () => {
 		const items = [{ json: { p: 'one' } }, { json: { p: 'two' } }, { json: { p: 'three' } }];
 		const [out] = await run(
 			{
@@ -302,14 +302,75 @@ describe('Job node against the emulator', () => {
 			['succeeded', { item: 1 }],
 			['succeeded', { item: 2 }],
 		]);
-		const journal = env.emu.control.journal();
-		const lastCreate = journal.map((e) => `${e.method} ${e.path}`).lastIndexOf('POST /v1/jobs');
-		const firstPoll = journal.findIndex(
-			(e) => e.method === 'GET' && /^\/v1\/jobs\/job_/.test(e.path),
-		);
-		expect(lastCreate).toBeLessThan(firstPoll);
 		for (const item of out) {
 			expect(sha256(await binaryBytes(item))).toBe((item.json.output as IDataObject).sha256);
 		}
+		// list reads while several are unfinished; at most the last one alone is read by its own GET
+		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs$/)).toBeGreaterThan(0);
+		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs\/job_[0-9a-f]+$/)).toBeLessThanOrEqual(1);
+	});
+});
+
+describe('picking up a recent identical job instead of paying again', () => {
+	const create = (extra: Partial<Parameters<typeof runNode>[0]> = {}, options: IDataObject = {}) =>
+		run({ operation: 'create', ...textJob, options }, { mode: 'webhook', ...extra });
+	const posts = () => journalCount(env.emu, 'POST', /^\/v1\/jobs$/);
+
+	it('an unattended run (webhook) of another execution picks up the job of the same input', async () => {
+		const [[first]] = await create({ executionId: 'e1' });
+		const [[again]] = await create({ executionId: 'e2' });
+		expect(again.json).toMatchObject({ id: first.json.id, adopted: true });
+		expect(posts()).toBe(1);
+		expect(env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
+	});
+
+	it('a run started in the editor creates a new job, unless "Always"', async () => {
+		const [[first]] = await create({ executionId: 'e1' });
+		const [[manual]] = await create({ executionId: 'e2', mode: 'manual' });
+		expect(manual.json.id).not.toBe(first.json.id);
+		const [[always]] = await create(
+			{ executionId: 'e3', mode: 'manual' },
+			{ reuseRecentJob: 'always' },
+		);
+		expect(always.json).toMatchObject({ adopted: true });
+		expect(posts()).toBe(2);
+	});
+
+	it('"Never", an Idempotency Key, another input, a failed job: a new job each time', async () => {
+		await create({ executionId: 'e1' });
+		await create({ executionId: 'e2' }, { reuseRecentJob: 'never' });
+		await create(
+			{ executionId: 'e3' },
+			{ idempotencyKey: ['row', '000007', 'video', 'v1'].join('-') },
+		);
+		await run(
+			{ operation: 'create', ...textJob, prompt: 'another scene' },
+			{ mode: 'webhook', executionId: 'e4' },
+		);
+		expect(posts()).toBe(4);
+		env.emu.control.scriptJobs([{ outcome: 'failed', queuedMs: 0, runningMs: 0 }]);
+		await run(
+			{ operation: 'create', ...textJob, prompt: 'fails' },
+			{ mode: 'webhook', executionId: 'e5' },
+		);
+		const [[afterFailure]] = await run(
+			{ operation: 'create', ...textJob, prompt: 'fails' },
+			{ mode: 'webhook', executionId: 'e6' },
+		);
+		expect(afterFailure.json.adopted).toBe(false);
+		expect(posts()).toBe(6);
+	});
+
+	it('only within the look-back, and each recent job is picked up by one item only', async () => {
+		await create({ executionId: 'e1' });
+		const items = [{ json: {} }, { json: {} }];
+		const [two] = await run(
+			{ operation: 'create', ...textJob, options: { reuseWithinMinutes: 1 } },
+			{ mode: 'webhook', executionId: 'e2', items },
+		);
+		expect(two.map((i) => i.json.adopted)).toEqual([true, false]);
+		await env.clock.clock.sleep(61_000); // past the 1-minute look-back
+		const [[late]] = await create({ executionId: 'e3' }, { reuseWithinMinutes: 1 });
+		expect(late.json.adopted).toBe(false);
 	});
 });

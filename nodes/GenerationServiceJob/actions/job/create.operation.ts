@@ -56,28 +56,27 @@ const properties: INodeProperties[] = [
 			displayName: 'Reuse Identical Recent Job',
 			name: 'reuseRecentJob',
 			type: 'options',
-			default: 'retries',
+			default: 'unattended',
 			options: [
 				{
-					name: 'In Retried Executions',
-					value: 'retries',
+					name: 'In Unattended Runs',
+					value: 'unattended',
 					description:
-						'When n8n retries a failed or crashed execution, pick up a job of the same input created recently instead of paying again',
+						'Webhook, trigger, schedule and sub-workflow runs and n8n retries pick up a job of the same input created recently instead of paying again (e.g. after a crash, the caller calls again); runs you start in the editor create a new job',
 				},
 				{
 					name: 'Always',
 					value: 'always',
-					description:
-						'Also in new runs: a run with the same input as a recent job (not failed) gets that job',
+					description: 'Also runs started in the editor',
 				},
 				{
 					name: 'Never',
 					value: 'never',
-					description: 'Rely on the Idempotency-Key alone',
+					description: 'Rely on the Idempotency-Key alone: every new run creates a new job',
 				},
 			],
 			description:
-				'Whether to look for a job with exactly the same input, created recently and not failed, and use it (adopted = true) before creating one. Covers crashes the Idempotency-Key cannot (n8n 1.x). Not used when an Idempotency Key is set.',
+				'Whether to look for a job with exactly the same input, created recently and not failed, and output it (adopted = true) instead of creating one. A run whose intent is a new video with the same input needs "Never" or a different input. Not used when an Idempotency Key is set.',
 		},
 		{
 			displayName: 'Reuse Look-Back (Minutes)',
@@ -109,7 +108,7 @@ interface CreateOptions extends IDataObject {
 	idempotencyKey?: string;
 	maxCredits?: number;
 	maxRateLimitWait?: number;
-	reuseRecentJob?: 'retries' | 'always' | 'never';
+	reuseRecentJob?: 'unattended' | 'always' | 'never';
 	reuseWithinMinutes?: number;
 	waitForCompletion?: boolean;
 }
@@ -132,12 +131,13 @@ export async function execute(
 		: deriveIdempotencyKey(this, i, 'job', input);
 	const waitOpts = options.waitForCompletion ? readWaitOptions(this, i, options) : undefined;
 	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
-	const reuse = options.reuseRecentJob ?? 'retries';
+	const reuse = options.reuseRecentJob ?? 'unattended';
 	const reuseMinutes = Number(options.reuseWithinMinutes ?? DEFAULT_REUSE_MINUTES);
 
 	let job: Job | undefined;
 	let adopted = false;
-	if (!customKey && (reuse === 'always' || (reuse === 'retries' && this.getMode() === 'retry'))) {
+	const byHand = this.getMode() === 'manual';
+	if (!customKey && (reuse === 'always' || (reuse === 'unattended' && !byHand))) {
 		job = await findAdoptable(this, state, input, reuseMinutes, i, maxWaitSeconds);
 		adopted = job !== undefined;
 	}
