@@ -22,30 +22,46 @@ export interface DownloadOptions {
 	subject?: string;
 }
 
-interface Tap {
+export interface Tap {
 	bytes: number;
 	sha256: () => string;
+	/** The stream to hand to n8n: the same bytes, counted and hashed as n8n reads them. */
+	stream: BinaryStream;
 }
 
+type StreamClass = { from?: (source: AsyncIterable<Buffer>) => BinaryStream };
+
 /**
- * Hashes a response stream while n8n's binary helper consumes it: the stream is paused first, so the
- * listener does not start the flow; it then sees every chunk n8n reads, whether n8n pipes, iterates
- * or buffers the stream. One pass over the bytes, no copy held.
+ * One pass over a download: a fresh stream built from the response's bytes, each counted and hashed
+ * as n8n pulls it into its binary store; no copy held. The response is read by async iteration (which
+ * works whatever state it is in); the new stream comes from Readable.from, reached through the
+ * response's own class (every Readable subclass inherits it; node code may not import node:stream),
+ * so n8n may read it any way: 'data' listeners (database and in-memory modes), iteration (filesystem
+ * mode) or pipe.
  */
-function tapStream(stream: BinaryStream): Tap {
+export function tapStream(source: BinaryStream): Tap {
 	const hash = createHash('sha256');
-	const tap: Tap = { bytes: 0, sha256: () => hash.digest('hex') };
-	const readable = stream as unknown as {
-		pause(): void;
-		on(event: 'data', listener: (chunk: Buffer | string) => void): void;
+	let bytes = 0;
+	async function* counted(): AsyncGenerator<Buffer> {
+		for await (const chunk of source as unknown as AsyncIterable<Buffer | string>) {
+			const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			bytes += buffer.length;
+			hash.update(buffer);
+			yield buffer;
+		}
+	}
+	let streamClass = (source as unknown as { constructor?: StreamClass }).constructor;
+	while (streamClass && typeof streamClass.from !== 'function') {
+		streamClass = Object.getPrototypeOf(streamClass) as StreamClass | undefined;
+	}
+	if (!streamClass?.from) throw new Error('the response is not a readable stream');
+	return {
+		get bytes() {
+			return bytes;
+		},
+		sha256: () => hash.digest('hex'),
+		stream: streamClass.from(counted()),
 	};
-	readable.pause();
-	readable.on('data', (chunk) => {
-		const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-		tap.bytes += buffer.length;
-		hash.update(buffer);
-	});
-	return tap;
 }
 
 /**
@@ -74,11 +90,10 @@ export async function downloadBinary(
 			},
 			{ encoding: 'stream', json: false },
 		);
-		const stream = response.body as BinaryStream;
-		const tap = tapStream(stream);
+		const tap = tapStream(response.body as BinaryStream);
 		let binary: IBinaryData;
 		try {
-			binary = await ctx.helpers.prepareBinaryData(stream, options.fileName, options.mimeType);
+			binary = await ctx.helpers.prepareBinaryData(tap.stream, options.fileName, options.mimeType);
 		} catch (error) {
 			lastProblem = `the download of ${options.path} was cut off`;
 			ctx.logger.debug(`Generation Service: ${lastProblem} (try ${attempt})`, {
