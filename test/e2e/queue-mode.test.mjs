@@ -1,0 +1,718 @@
+// The package in n8n's queue mode (scale-out): one main and two workers of n8n 2.41.1 sharing a private
+// PostgreSQL and Redis (scripts/queue-host.mjs), binary data in the database, the packed package installed in
+// every process's user folder, against the local emulator (one key limited to 20 requests per minute).
+//
+//   a. a Webhook → Asset Upload → Job Create (image to video, Wait for Completion) workflow called 6 times in
+//      parallel: every execution runs on a worker, 6 jobs, 6 MP4 answers whose sha256 match the jobs
+//   b. the Job Finished trigger (polling, on the main): each finished job emitted once, also across a main restart
+//   c. a worker SIGKILLed while its execution waits for a job: the job is not lost; running the execution again
+//      (n8n's retry, the same webhook call) must not create and charge a second job
+//   d. a 20 MiB output in database binary mode: sha256 and peak RSS per process
+//
+// Needs PostgreSQL and redis-server (installed by the suite when it runs as root with apt-get; otherwise the
+// error says what to install). Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { startQueueStack } from '../../scripts/queue-host.mjs';
+import {
+	INSTALL_TIMEOUT_MS,
+	PACKAGE,
+	REPO,
+	e2eHosts,
+	ensureHost,
+	packOnce,
+	startEmulator,
+} from './harness.mjs';
+
+const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+const mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
+const log = (msg) => process.stderr.write(`[queue-e2e] ${msg}\n`);
+
+const CREDENTIAL = { id: 'gsQueueCred', name: 'Generation Service (queue e2e)' };
+const JOB_TIMING = { queuedMs: 500, runningMs: 2500 };
+const WORKERS = 2;
+const CONCURRENCY = 3;
+// Shorter than n8n's defaults (lock 60 s, stalled check every 30 s) so a killed worker's job is noticed in
+// ~20 s instead of up to 90 s; the mechanism is the same.
+const QUEUE_SETTINGS = { lockDuration: 20_000, lockRenewTime: 5_000, stalledInterval: 5_000 };
+const OUTPUT_20_MIB = 20 * 2 ** 20;
+
+const nodeType = (name) => `${PACKAGE.name}.${name}`;
+const credentials = { generationServiceApi: CREDENTIAL };
+
+/** Webhook (an image, prompt in the query) → Upload → Create image to video, wait → answers the MP4. */
+function imageToVideoWorkflow() {
+	return {
+		id: 'gsQueueI2V',
+		name: 'Queue: webhook image to video',
+		active: false,
+		nodes: [
+			{
+				id: 'b1000000-0000-4000-8000-000000000001',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				webhookId: 'b1000000-0000-4000-8000-0000000000aa',
+				position: [0, 0],
+				parameters: {
+					httpMethod: 'POST',
+					path: 'gs-queue-i2v',
+					responseMode: 'lastNode',
+					responseData: 'firstEntryBinary',
+					responseBinaryPropertyName: 'data',
+					options: {},
+				},
+			},
+			{
+				id: 'b1000000-0000-4000-8000-000000000002',
+				name: 'Upload',
+				type: nodeType('generationServiceAsset'),
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {
+					resource: 'asset',
+					operation: 'upload',
+					binaryPropertyName: 'data',
+					options: {},
+				},
+				credentials,
+			},
+			{
+				id: 'b1000000-0000-4000-8000-000000000003',
+				name: 'Animate',
+				type: nodeType('generationServiceJob'),
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: {
+					resource: 'job',
+					operation: 'create',
+					mode: 'image_to_video',
+					sourceImage: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+					prompt: "={{ $('Webhook').first().json.query.prompt }}",
+					durationSeconds: 5,
+					aspectRatio: '1:1',
+					options: { waitForCompletion: true },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			Webhook: { main: [[{ node: 'Upload', type: 'main', index: 0 }]] },
+			Upload: { main: [[{ node: 'Animate', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+/** Webhook (JSON {prompt}) → Create text to video, wait → answers the MP4. */
+function textToVideoWorkflow() {
+	return {
+		id: 'gsQueueT2V',
+		name: 'Queue: webhook text to video',
+		active: false,
+		nodes: [
+			{
+				id: 'b2000000-0000-4000-8000-000000000001',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				webhookId: 'b2000000-0000-4000-8000-0000000000aa',
+				position: [0, 0],
+				parameters: {
+					httpMethod: 'POST',
+					path: 'gs-queue-t2v',
+					responseMode: 'lastNode',
+					responseData: 'firstEntryBinary',
+					responseBinaryPropertyName: 'data',
+					options: {},
+				},
+			},
+			{
+				id: 'b2000000-0000-4000-8000-000000000002',
+				name: 'Create and Wait',
+				type: nodeType('generationServiceJob'),
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {
+					resource: 'job',
+					operation: 'create',
+					mode: 'text_to_video',
+					prompt: '={{ $json.body.prompt }}',
+					durationSeconds: 5,
+					aspectRatio: '16:9',
+					options: { waitForCompletion: true },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			Webhook: { main: [[{ node: 'Create and Wait', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+const TRIGGER_NODE = 'Job Finished';
+
+/** The Job Finished trigger alone (text-to-video jobs, succeeded or failed), polling at second `second`. */
+function triggerNodes(second) {
+	return [
+		{
+			id: 'b3000000-0000-4000-8000-000000000001',
+			name: TRIGGER_NODE,
+			type: nodeType('generationServiceTrigger'),
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {
+				pollTimes: { item: [{ mode: 'custom', cronExpression: `${second} * * * * *` }] },
+				event: 'jobFinished',
+				jobState: 'both',
+				modes: ['text_to_video'],
+				options: {},
+			},
+			credentials,
+		},
+	];
+}
+
+function triggerWorkflow() {
+	return {
+		id: 'gsQueueTrigger',
+		name: 'Queue: Job Finished trigger',
+		active: false,
+		nodes: triggerNodes(0),
+		connections: {},
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+/** Items a node output in an execution (REST, parsed run data). */
+function itemsOf(execution, nodeName) {
+	const runs = execution.data?.resultData?.runData?.[nodeName] ?? [];
+	return runs.flatMap((r) => r.data?.main?.[0] ?? []);
+}
+
+/** POST to a production webhook; resolves with { status, headers, body (Buffer), ms }. */
+async function callWebhook(base, route, { body, headers = {}, timeoutMs = 240_000 } = {}) {
+	const t0 = Date.now();
+	const res = await fetch(`${base}/webhook/${route}`, {
+		method: 'POST',
+		headers,
+		body,
+		signal: AbortSignal.timeout(timeoutMs),
+	});
+	return {
+		status: res.status,
+		headers: Object.fromEntries(res.headers),
+		body: Buffer.from(await res.arrayBuffer()),
+		ms: Date.now() - t0,
+	};
+}
+
+const jsonBody = (value) => ({
+	body: JSON.stringify(value),
+	headers: { 'Content-Type': 'application/json' },
+});
+
+/** Per test: peak RSS from here, and the referee judges only this test's requests. */
+function beginTest(emu) {
+	stack.resetRss();
+	emu.control.clearViolations();
+}
+
+/** Per test: report its peak RSS per process; the emulator's referee must have seen no violation. */
+function endTest(t, emu) {
+	t.diagnostic(`peak RSS during this test: ${stack.formatRss(stack.peakRss({ window: true }))}`);
+	const violations = emu.control.violations();
+	t.diagnostic(`referee: ${violations.length} violation(s)`);
+	emu.assertNoViolations();
+}
+
+async function waitUntil(what, fn, { timeoutMs = 60_000, everyMs = 250 } = {}) {
+	const t0 = Date.now();
+	for (;;) {
+		const v = await fn();
+		if (v) return v;
+		if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs / 1000} s`);
+		await pause(everyMs);
+	}
+}
+
+const runQueue = e2eHosts().includes('2');
+let stack;
+
+describe(
+	'queue mode: n8n 2.41.1 main + 2 workers, PostgreSQL, Redis, database binary data',
+	{
+		skip: runQueue ? false : 'GS_E2E_HOSTS does not include host 2',
+		timeout: INSTALL_TIMEOUT_MS + 20 * 60_000,
+	},
+	() => {
+		let emu;
+		let key;
+		let sample;
+		const suiteStart = Date.now();
+		const passed = new Set();
+		const TESTS = 5;
+
+		/** Jobs whose prompt is `prompt` (emulator view, newest first). */
+		const jobsWithPrompt = (prompt) => emu.control.jobs().filter((j) => j.input.prompt === prompt);
+		const reservesOf = (jobIds) =>
+			emu.control.ledger().entries.filter((e) => e.kind === 'reserve' && jobIds.includes(e.jobId));
+		const createJobDirectly = async (prompt) => {
+			const res = await fetch(`${emu.baseUrl}/jobs`, {
+				method: 'POST',
+				headers: {
+					Authorization: `Bearer ${emu.keys.full}`,
+					'Content-Type': 'application/json',
+					'Idempotency-Key': `queue-e2e-${randomUUID()}`,
+				},
+				body: JSON.stringify({ mode: 'text_to_video', prompt, durationSeconds: 5 }),
+			});
+			assert.equal(res.status, 202, await res.clone().text());
+			return (await res.json()).data;
+		};
+
+		before(
+			async () => {
+				await ensureHost({ version: '2' });
+				const tarball = await packOnce();
+				sample = fs.readFileSync(path.join(REPO, 'examples', 'samples', 'character.jpg'));
+				emu = await startEmulator({ jobTiming: JOB_TIMING });
+				key = emu.control.createKey({ requestsPerMinute: 20, label: 'queue-e2e' });
+				stack = await startQueueStack({
+					tarball,
+					workers: WORKERS,
+					concurrency: CONCURRENCY,
+					queueSettings: QUEUE_SETTINGS,
+					// publish/unpublish take effect within 1 s instead of n8n's 15 s outbox interval
+					env: { N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000' },
+					log,
+					credentials: [
+						{
+							...CREDENTIAL,
+							type: 'generationServiceApi',
+							data: { apiKey: key.secret, baseUrl: emu.baseUrl },
+						},
+					],
+					workflows: [imageToVideoWorkflow(), textToVideoWorkflow(), triggerWorkflow()],
+				});
+				await stack.activate('gsQueueI2V');
+				await stack.activate('gsQueueT2V');
+				log(
+					`stack up after ${((Date.now() - suiteStart) / 1000).toFixed(1)} s: ${JSON.stringify(stack.timings)}`,
+				);
+			},
+			{ timeout: INSTALL_TIMEOUT_MS },
+		);
+
+		after(async () => {
+			const failed = passed.size < TESTS;
+			if (stack) {
+				log(`peak RSS over the suite: ${stack.formatRss(stack.peakRss())}`);
+				if (failed) log(stack.logTails(15));
+				await stack.stop({ keepLogs: failed });
+			}
+			await emu?.close();
+			log(`suite wall time ${((Date.now() - suiteStart) / 1000).toFixed(1)} s`);
+		});
+
+		it('a. 6 parallel webhook calls: upload → image to video → MP4, each on a worker', async (t) => {
+			// The 6 runs make ~30 requests with a key allowed 20 per clock-aligned minute. Start early in a
+			// minute so the limit is always reached mid-burst (instead of passing or not by the clock): the
+			// workers must then pace themselves on one shared key.
+			const second = new Date().getSeconds();
+			if (second > 40 || second < 2) await pause(((62 - second) % 60) * 1000);
+			beginTest(emu);
+			emu.control.clearJournal();
+			const prompts = Array.from(
+				{ length: 6 },
+				(_, i) => `queue a${i + 1}: the character waves, take ${i + 1}`,
+			);
+			const t0 = Date.now();
+			const answers = await Promise.all(
+				prompts.map((prompt) =>
+					callWebhook(stack.base, `gs-queue-i2v?prompt=${encodeURIComponent(prompt)}`, {
+						body: sample,
+						headers: {
+							'Content-Type': 'image/jpeg',
+							'Content-Disposition': 'attachment; filename="character.jpg"',
+						},
+					}),
+				),
+			);
+			const wallMs = Date.now() - t0;
+			for (const a of answers) {
+				assert.equal(
+					a.status,
+					200,
+					`webhook answered ${a.status}: ${a.body.toString().slice(0, 500)}`,
+				);
+				assert.match(a.headers['content-type'] ?? '', /video\/mp4/);
+				assert.equal(a.body.toString('latin1', 4, 8), 'ftyp');
+			}
+			const jobs = prompts.map((p) => {
+				const list = jobsWithPrompt(p);
+				assert.equal(list.length, 1, `one job for "${p}"`);
+				assert.equal(list[0].state, 'succeeded');
+				assert.equal(list[0].input.mode, 'image_to_video');
+				return list[0];
+			});
+			assert.deepEqual(
+				answers.map((a) => sha256(a.body)).sort(),
+				jobs.map((j) => j.output.sha256).sort(),
+				'the 6 MP4 answers are the 6 jobs outputs',
+			);
+			const journal = emu.control.journal();
+			assert.equal(
+				journal.filter((e) => e.method === 'POST' && e.path === '/v1/jobs' && e.status === 202)
+					.length,
+				6,
+			);
+			assert.equal(reservesOf(jobs.map((j) => j.id)).length, 6, 'one reservation per job');
+			assert.equal(emu.control.ledger().invariantHolds, true);
+
+			const executions = await stack.waitForExecutions('gsQueueI2V', (list) =>
+				list.length >= 6 && list.every((e) => e.status === 'success') ? list : undefined,
+			);
+			assert.equal(executions.length, 6);
+			const byWorker = stack.executionsByWorker();
+			const where = executions.map((e) => ({ id: e.id, mode: e.mode, worker: byWorker[e.id] }));
+			for (const w of where) {
+				assert.ok(
+					w.worker,
+					`execution ${w.id} ran on a worker (none logged "Worker started execution ${w.id}")`,
+				);
+				assert.equal(w.mode, 'webhook');
+			}
+			const perWorker = {};
+			for (const w of where) perWorker[w.worker] = (perWorker[w.worker] ?? 0) + 1;
+			for (const w of stack.workers)
+				assert.ok(
+					perWorker[w.name] > 0,
+					`${w.name} ran at least one execution with the package's nodes`,
+				);
+			const statusCounts = {};
+			for (const e of journal) statusCounts[e.status] = (statusCounts[e.status] ?? 0) + 1;
+			t.diagnostic(
+				`6 calls answered in ${(wallMs / 1000).toFixed(1)} s (slowest ${(Math.max(...answers.map((a) => a.ms)) / 1000).toFixed(1)} s); executions per worker ${JSON.stringify(perWorker)}: ${where.map((w) => `#${w.id}→${w.worker}`).join(' ')}`,
+			);
+			t.diagnostic(
+				`${journal.length} API requests under the 20/min key, by status ${JSON.stringify(statusCounts)}`,
+			);
+			endTest(t, emu);
+			passed.add('a');
+		});
+
+		it('b. Job Finished trigger on the main: each finished job emitted once, also across a main restart', async (t) => {
+			beginTest(emu);
+			const t0 = Date.now();
+			const listCalls = () =>
+				emu.control
+					.journal()
+					.filter((e) => e.method === 'GET' && e.path === '/v1/jobs' && e.keyId === key.keyId);
+			const seen = new Map(); // execution id -> { ids, status, mode, worker }
+			/** Every finished execution of the trigger workflow with the job ids it emitted. */
+			const emitted = async () => {
+				const list = await stack.executions('gsQueueTrigger');
+				const byWorker = stack.executionsByWorker();
+				for (const e of list) {
+					if (seen.has(e.id) || ['running', 'new', 'waiting'].includes(e.status)) continue;
+					const full = await stack.execution(e.id);
+					const ids = itemsOf(full, TRIGGER_NODE).map((item) => item.json.id);
+					seen.set(e.id, { ids, status: e.status, mode: e.mode, worker: byWorker[e.id] });
+				}
+				return {
+					pending: list.filter((e) => !seen.has(e.id)).length,
+					ids: [...seen.values()].flatMap((x) => x.ids),
+				};
+			};
+			const covers = (jobs) => async () => {
+				const now = await emitted();
+				return now.pending === 0 && jobs.every((j) => now.ids.includes(j.id)) ? now : undefined;
+			};
+			try {
+				// scheduled polls at a fixed second ~12 s from now (n8n allows one poll a minute at most)
+				const second = (new Date().getUTCSeconds() + 12) % 60;
+				const current = await stack.rest('GET', '/workflows/gsQueueTrigger');
+				await stack.rest('PATCH', '/workflows/gsQueueTrigger', {
+					versionId: current.versionId,
+					nodes: triggerNodes(second),
+					connections: {},
+				});
+				emu.control.clearJournal();
+				await stack.activate('gsQueueTrigger');
+				await waitUntil('the poll at activation', () => listCalls().length >= 1, {
+					timeoutMs: 30_000,
+				});
+				const activatedAfterMs = Date.now() - t0;
+
+				// round 1: 2 succeeded + 1 failed job while the main runs
+				emu.control.scriptJobs([{}, { outcome: 'failed' }, {}]);
+				const round1 = [];
+				for (let i = 1; i <= 3; i++)
+					round1.push(await createJobDirectly(`queue b1-${i} (trigger)`));
+				await waitUntil('round 1 emitted', covers(round1), { timeoutMs: 90_000, everyMs: 1000 });
+				const execsRound1 = seen.size;
+				const pollsRound1 = listCalls().length;
+
+				// round 2: the main is down while 2 jobs finish
+				const stopInfo = await stack.stopMain();
+				const round2 = [];
+				for (let i = 1; i <= 2; i++)
+					round2.push(await createJobDirectly(`queue b2-${i} (trigger, main down)`));
+				await waitUntil(
+					'round-2 jobs finished',
+					() =>
+						round2.every((j) =>
+							['succeeded', 'failed'].includes(
+								emu.control.jobs().find((x) => x.id === j.id)?.state,
+							),
+						),
+					{ timeoutMs: 20_000 },
+				);
+				const pollsWhileDown = listCalls().length;
+				const restart = await stack.startMain();
+				const tRestart = Date.now();
+				await waitUntil('round 2 emitted after the restart', covers([...round1, ...round2]), {
+					timeoutMs: 90_000,
+					everyMs: 1000,
+				});
+				const round2AfterS = (Date.now() - tRestart) / 1000;
+				// one more scheduled poll after that must emit nothing
+				const pollsBefore = listCalls().length;
+				await waitUntil('the next scheduled poll', () => listCalls().length > pollsBefore, {
+					timeoutMs: 75_000,
+					everyMs: 500,
+				});
+				await pause(5000);
+				const final = await emitted();
+
+				const perExecution = [...seen.entries()].map(
+					([id, x]) =>
+						`#${id} (${x.mode}, ${x.status}, ${x.worker ?? 'no worker'}): ${x.ids.length} item(s)`,
+				);
+				t.diagnostic(
+					`activation poll ${(activatedAfterMs / 1000).toFixed(1)} s after publishing; polls (GET /v1/jobs): ${pollsRound1} by the end of round 1, ${listCalls().length} in all; round 2 emitted ${round2AfterS.toFixed(1)} s after the main was ready; executions ${perExecution.join('; ')}`,
+				);
+				t.diagnostic(
+					`main stopped in ${(stopInfo.ms / 1000).toFixed(1)} s (${JSON.stringify({ code: stopInfo.code, signal: stopInfo.signal })}), ready again in ${(restart.ms / 1000).toFixed(1)} s; test took ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+				);
+				const expected = [...round1, ...round2].map((j) => j.id).sort();
+				assert.deepEqual(
+					[...final.ids].sort(),
+					expected,
+					'every finished job emitted exactly once',
+				);
+				assert.equal(final.pending, 0);
+				assert.equal(pollsWhileDown, pollsRound1, 'no poll while the main was down');
+				for (const [id, x] of seen) {
+					assert.equal(x.status, 'success', `trigger execution ${id}`);
+					assert.equal(x.mode, 'trigger');
+					assert.ok(x.worker, `trigger execution ${id} ran on a worker`);
+					assert.ok(x.ids.length > 0, `execution ${id} emitted items`);
+				}
+				assert.equal(execsRound1 >= 1, true);
+			} finally {
+				await stack.deactivate('gsQueueTrigger').catch((e) => log(`deactivate: ${e.message}`));
+			}
+			assert.equal(emu.control.ledger().invariantHolds, true);
+			endTest(t, emu);
+			passed.add('b');
+		});
+
+		const kill = {};
+
+		it('c1. a worker SIGKILLed while its execution waits for a job: the job is not lost', async (t) => {
+			beginTest(emu);
+			const prompt = `queue c: killed worker ${randomUUID().slice(0, 8)}`;
+			kill.prompt = prompt;
+			const jobsBefore = emu.control.jobs().length;
+			emu.control.scriptJobs([{ queuedMs: 1000, runningMs: 25_000 }]);
+			const before = new Set((await stack.executions('gsQueueT2V')).map((e) => e.id));
+			const t0 = Date.now();
+			const answer = callWebhook(stack.base, 'gs-queue-t2v', jsonBody({ prompt })).then(
+				(a) => ({ ...a, at: Date.now() }),
+				(error) => ({ error: error.message, at: Date.now() }),
+			);
+			const job = await waitUntil('the job created', () => jobsWithPrompt(prompt)[0], {
+				timeoutMs: 60_000,
+			});
+			const execution = await waitUntil(
+				'the execution on a worker',
+				async () => {
+					const e = (await stack.executions('gsQueueT2V')).find((x) => !before.has(x.id));
+					return e && stack.workerOfExecution(e.id) ? e : undefined;
+				},
+				{ timeoutMs: 30_000, everyMs: 500 },
+			);
+			const worker = stack.workerOfExecution(execution.id);
+			const killed = await stack.killWorker(worker);
+			const stateAtKill = emu.control.jobs().find((j) => j.id === job.id).state;
+			Object.assign(kill, { executionId: execution.id, jobId: job.id, worker });
+			t.diagnostic(
+				`job ${job.id} created ${((job.createdAt - t0) / 1000).toFixed(1)} s after the call; execution ${execution.id} on ${worker} (pid ${killed.pid}) SIGKILLed while the job was ${stateAtKill}; its task runner ${killed.survivors.length ? `survived (pids ${killed.survivors.join(', ')}; killed by the stack)` : 'went with it'}`,
+			);
+			const restarted = stack.startWorker(worker);
+
+			// what n8n does with the execution and with the waiting webhook call
+			const reply = await answer;
+			const settled = await stack.waitForExecutions(
+				'gsQueueT2V',
+				(list) => {
+					const e = list.find((x) => x.id === execution.id);
+					return e && !['running', 'new', 'waiting'].includes(e.status) ? e : undefined;
+				},
+				{ timeoutMs: 180_000 },
+			);
+			const full = await stack.execution(execution.id);
+			const error = full.data?.resultData?.error;
+			kill.n8n = {
+				status: settled.status,
+				finished: settled.finished,
+				error: error ? `${error.name ?? ''}: ${error.message}` : undefined,
+				webhook: reply.error
+					? `request failed: ${reply.error}`
+					: `HTTP ${reply.status} ${reply.body.toString().slice(0, 200)}`,
+				webhookAfterKillS: ((reply.at - killed.at) / 1000).toFixed(1),
+				startedOnWorkers: stack.workers
+					.map((w) => w.name)
+					.flatMap((n) =>
+						[
+							...stack
+								.logOf(n)
+								.matchAll(new RegExp(`Worker started execution ${execution.id} \\(job`, 'g')),
+						].map(() => n),
+					),
+				runData: Object.keys(full.data?.resultData?.runData ?? {}),
+			};
+			t.diagnostic(`n8n after the kill: ${JSON.stringify(kill.n8n)}`);
+			await restarted;
+
+			// the job is not lost: it exists once, keeps running and ends on the service
+			const jobs = jobsWithPrompt(prompt);
+			assert.equal(jobs.length, 1, 'one job on the service');
+			assert.equal(emu.control.jobs().length - jobsBefore, 1);
+			assert.ok(
+				['queued', 'running', 'succeeded'].includes(jobs[0].state),
+				`job state ${jobs[0].state}`,
+			);
+			// …and its id can be found from n8n's side: the killed worker logged it
+			assert.match(
+				stack.logOf(worker),
+				new RegExp(`Generation Service job ${job.id} created`),
+				'job id in the worker log',
+			);
+			const inExecution = JSON.stringify(full.data ?? {}).includes(job.id);
+			t.diagnostic(
+				`job id ${inExecution ? 'is' : 'is NOT'} in the execution data n8n kept; it is in ${worker}'s log`,
+			);
+			assert.equal(reservesOf([job.id]).length, 1);
+			assert.equal(emu.control.ledger().invariantHolds, true);
+			endTest(t, emu);
+			passed.add('c1');
+		});
+
+		it('c2. running the killed execution again does not create and charge a second job', async (t) => {
+			beginTest(emu);
+			assert.ok(kill.executionId, 'c1 ran');
+			const reruns = [];
+			// n8n's own retry of the failed execution (Executions → Retry), through REST. The answer comes when
+			// the retried execution ends; n8n 2.41.1 sometimes never answers here (seen: no answer in 300 s
+			// although the worker had finished the retry), so wait 30 s at most and read the executions list.
+			const tRetry = Date.now();
+			let retryAnswer;
+			try {
+				const retried = await stack.rest(
+					'POST',
+					`/executions/${kill.executionId}/retry`,
+					{ loadWorkflow: false },
+					{ timeoutMs: 30_000 },
+				);
+				retryAnswer = `answered in ${((Date.now() - tRetry) / 1000).toFixed(1)} s`;
+				kill.retryId = retried?.id;
+			} catch (error) {
+				retryAnswer = `no answer: ${error.message.slice(0, 200)}${error.cause ? ` (${error.cause.code ?? error.cause.name ?? ''})` : ''}`;
+			}
+			const retry = await waitUntil(
+				'the retried execution',
+				async () =>
+					(await stack.executions('gsQueueT2V')).find(
+						(e) =>
+							String(e.retryOf) === String(kill.executionId) &&
+							!['running', 'new', 'waiting'].includes(e.status),
+					),
+				{ timeoutMs: 30_000, everyMs: 1000 },
+			).catch(() => undefined);
+			if (retry) {
+				const full = await stack.execution(retry.id);
+				const error = full?.data?.resultData?.error;
+				reruns.push(
+					`REST retry (${retryAnswer}) → execution ${retry.id} ${retry.status} on ${stack.workerOfExecution(retry.id) ?? 'no worker'}, nodes run: [${Object.keys(full?.data?.resultData?.runData ?? {}).join(', ')}]${error ? `, error: ${error.message}` : ''}`,
+				);
+			} else {
+				reruns.push(`REST retry (${retryAnswer}): no finished retry execution found`);
+			}
+			// the caller repeating its webhook call with the same body
+			const again = await callWebhook(
+				stack.base,
+				'gs-queue-t2v',
+				jsonBody({ prompt: kill.prompt }),
+			);
+			reruns.push(
+				`same webhook call again → HTTP ${again.status}${again.status === 200 ? ` (${again.body.length} bytes)` : ` ${again.body.toString().slice(0, 200)}`}`,
+			);
+			const jobs = jobsWithPrompt(kill.prompt);
+			const reserves = reservesOf(jobs.map((j) => j.id));
+			t.diagnostic(`re-runs: ${reruns.join('; ')}`);
+			t.diagnostic(
+				`jobs for the prompt: ${jobs.map((j) => `${j.id} ${j.state} reserved ${j.reservedCredits}`).join(', ')}; reservations ${reserves.length}`,
+			);
+			assert.equal(emu.control.ledger().invariantHolds, true);
+			endTest(t, emu);
+			assert.equal(jobs.length, 1, 'exactly one job for the prompt after the re-runs');
+			assert.equal(reserves.length, 1, 'exactly one reservation for the prompt');
+			passed.add('c2');
+		});
+
+		it('d. a 20 MiB output in database binary mode: sha256 matches; peak RSS per process', async (t) => {
+			beginTest(emu);
+			emu.control.setOutputBytes(OUTPUT_20_MIB);
+			try {
+				const prompt = `queue d: 20 MiB output ${randomUUID().slice(0, 8)}`;
+				const before = new Set((await stack.executions('gsQueueT2V')).map((e) => e.id));
+				stack.resetRss();
+				const rssBefore = stack.currentRss();
+				const answer = await callWebhook(stack.base, 'gs-queue-t2v', jsonBody({ prompt }));
+				const peaks = stack.peakRss({ window: true });
+				assert.equal(answer.status, 200, answer.body.toString().slice(0, 500));
+				const [job] = jobsWithPrompt(prompt);
+				assert.equal(job.state, 'succeeded');
+				assert.ok(answer.body.length >= OUTPUT_20_MIB, `${answer.body.length} bytes`);
+				assert.equal(sha256(answer.body), job.output.sha256);
+				const execution = await stack.waitForExecutions('gsQueueT2V', (list) =>
+					list.find((x) => !before.has(x.id) && x.status === 'success'),
+				);
+				const worker = stack.workerOfExecution(execution.id);
+				assert.ok(worker, 'ran on a worker');
+				t.diagnostic(
+					`${mib(answer.body.length)} MP4 in ${(answer.ms / 1000).toFixed(1)} s on ${worker} (execution ${execution.id}); RSS before: ${stack.formatRss(rssBefore)}; peak during: ${stack.formatRss(peaks)}`,
+				);
+				t.diagnostic(`peak RSS over the suite so far: ${stack.formatRss(stack.peakRss())}`);
+				assert.equal(emu.control.ledger().invariantHolds, true);
+				endTest(t, emu);
+			} finally {
+				emu.control.setOutputBytes(4096);
+			}
+			passed.add('d');
+		});
+	},
+);
