@@ -1,6 +1,6 @@
 // `npm run demo`: build and pack the package, start the local emulator, prepare a real n8n (the first run
 // installs it into ~/.cache, with progress), import a credential pointing at the emulator and run the
-// character-replacement example. Prints a short report; the MP4 lands in ./demo-output/.
+// character-replacement example. Prints a short report and the next steps; the MP4 lands in ./demo-output/.
 //
 // Run with `node --import tsx scripts/demo.mjs` (the emulator is TypeScript).
 import { createHash } from 'node:crypto';
@@ -87,11 +87,38 @@ async function main() {
 		say(
 			`  n8n execute       ${(res.ms / 1000).toFixed(1)} s, peak RSS ${Math.round((res.peakRssBytes ?? 0) / 2 ** 20)} MB`,
 		);
-		if (!verified || !after.invariantHolds || job.state !== 'succeeded') process.exitCode = 1;
+		if (!verified || !after.invariantHolds || job.state !== 'succeeded') {
+			process.exitCode = 1;
+			return;
+		}
+		nextSteps({ tarball, file });
 	} finally {
 		await inst.close();
 		await emu.close();
 	}
+}
+
+/** What to do next: the demo's n8n was a throw-away instance, so say how to get the workflow into an editor. */
+function nextSteps({ tarball, file }) {
+	const node24 = Number(process.versions.node.split('.')[0]) >= 24;
+	const lines = [
+		'',
+		'Next steps',
+		"  The run above used a throw-away n8n (already deleted). To open the workflow in n8n's editor:",
+		'  1. Install the package in your n8n: Settings → Community Nodes → Install (once published), or',
+		`     \`npm install ${tarball}\` in ~/.n8n/nodes, then restart n8n.`,
+		'  2. Workflows → Import from File → examples/character-replacement.json. In its Paths node, set',
+		`     samplesDir to ${path.join(REPO, 'examples', 'samples')} and outputDir to a folder;`,
+		'     n8n must be allowed to read and write both (N8N_RESTRICT_FILE_ACCESS_TO).',
+		"  3. Credential (Generation Service API): your service's Base URL ending in /v1 and a real API key with",
+		'     assets:write, assets:read, jobs:write, jobs:read (a run spends at most 20 credits: Max Credits).',
+		'     To stay local instead: `npm run emulator`, http://127.0.0.1:4010/v1 and the key it prints.',
+		`  The MP4 of this run: ${file}`,
+		'  `npm run dev` is for editing the nodes: n8n-node dev runs `npx n8n@latest` (needs Node >= 24' +
+			(node24 ? ')' : `, this is ${process.version})`),
+		'  with this folder linked in; it starts no emulator and imports nothing, so steps 2 and 3 apply there too.',
+	];
+	say(lines.join('\n'));
 }
 
 main().catch((error) => {
