@@ -118,9 +118,6 @@ for (const version of e2eHosts()) {
 					}),
 				});
 				const job = (await create.json()).data;
-				await fetch(`${emu.baseUrl}/jobs/${job.id}`, {
-					headers: { Authorization: `Bearer ${emu.keys.full}` },
-				});
 				const wf = {
 					id: `gsTrigger${version}`,
 					name: 'Job Finished (manual)',
