@@ -179,9 +179,11 @@ for (const version of e2eHosts()) {
 				const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
 				assertRunOk(t, res);
 				const [job] = outputOf(res, 'Create and Wait');
-				assert.equal(job.replayed, true);
+				// n8n's second try gets the job back: it picks it up (unattended runs look for a recent job of
+				// the same input first) or, with that off, replays the same Idempotency-Key
+				assert.ok(job.adopted === true || job.replayed === true, JSON.stringify(job));
 				const posts = jobPosts(emu);
-				assert.equal(posts.length, 4, '3 reset tries + 1 retry by n8n');
+				assert.ok(posts.length === 3 || posts.length === 4, '3 reset tries (+ 1 replay)');
 				assert.equal(new Set(posts.map((p) => p.idempotencyKey)).size, 1, 'one Idempotency-Key');
 				assert.equal(emu.control.jobs().length - jobsBefore, 1, 'one job');
 				const reserves = emu.control

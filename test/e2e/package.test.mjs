@@ -164,6 +164,10 @@ for (const version of e2eHosts()) {
 						'success',
 						JSON.stringify(execution.data?.resultData?.error ?? {}),
 					);
+					assert.ok(
+						execution.data?.resultData,
+						`no run data: ${JSON.stringify(execution).slice(0, 1500)}`,
+					);
 					const [item] = execution.data.resultData.runData['Job Finished'][0].data.main[0];
 					assert.equal(item.json.id, job.id);
 					assert.equal(item.json.state, 'succeeded');
