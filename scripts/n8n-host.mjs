@@ -2,7 +2,8 @@
 // Real n8n host for end-to-end runs of this community package.
 //
 // Plain JavaScript on purpose: it uses process, fs and child_process, which the community-node lint rules
-// forbid in TypeScript sources. It is not part of the published package (`files: ["dist"]`).
+// forbid in TypeScript sources. It is not part of the published package: `files` in package.json ships only
+// dist/, without its source maps, *.tsbuildinfo and the examples/ and docs/ images the build copies there.
 //
 //   ensureHost({ version: '2' | '1', log })   install (once) and return the host description
 //   createInstance({ version, fileAccessDir?, env?, packageTarball? })
@@ -1086,9 +1087,12 @@ const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * `n8n start` for an instance, on a free loopback port (editor + REST API), waiting until it is ready.
- * Returns { base, stop, tail, pid }. Used by the trigger's e2e test and by scripts/screenshots.mjs.
+ * Returns { base, stop, kill, tail, pid, logFile }: `stop()` asks n8n to shut down (SIGTERM), `kill()`
+ * SIGKILLs its whole process group at once (a crash: n8n and its task runner die mid-work). `env` adds
+ * or overrides variables (e.g. N8N_LOG_LEVEL). The process group is also killed if this process exits.
+ * Used by the trigger's e2e test, the money-safety suite and scripts/screenshots.mjs.
  */
-export async function startServer(inst, { log = defaultLog } = {}) {
+export async function startServer(inst, { log = defaultLog, env: extraEnv = {} } = {}) {
 	const port = await freePort();
 	const base = `http://127.0.0.1:${port}`;
 	const logFile = path.join(inst.userFolder, 'n8n-start.log');
@@ -1110,6 +1114,7 @@ export async function startServer(inst, { log = defaultLog } = {}) {
 		N8N_PUBLIC_API_DISABLED: 'true',
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_LOG_LEVEL: 'info',
+		...extraEnv,
 	};
 	const child = spawn(inst.host.nodeBin, [inst.host.n8nBin, 'start'], {
 		cwd: inst.userFolder,
@@ -1118,6 +1123,7 @@ export async function startServer(inst, { log = defaultLog } = {}) {
 		detached: true,
 	});
 	fs.closeSync(logFd);
+	trackGroup(child.pid);
 	let exited = null;
 	child.on('exit', (code, signal) => {
 		exited = { code, signal };
@@ -1130,7 +1136,10 @@ export async function startServer(inst, { log = defaultLog } = {}) {
 		}
 	};
 	const stop = async () => {
-		if (exited) return;
+		if (exited) {
+			liveGroups.delete(child.pid);
+			return;
+		}
 		try {
 			process.kill(-child.pid, 'SIGTERM');
 		} catch {
@@ -1142,6 +1151,16 @@ export async function startServer(inst, { log = defaultLog } = {}) {
 		} catch {
 			/* all gone */
 		}
+		liveGroups.delete(child.pid);
+	};
+	const kill = async () => {
+		try {
+			process.kill(-child.pid, 'SIGKILL');
+		} catch {
+			/* all gone */
+		}
+		for (let i = 0; i < 100 && !exited; i++) await pause(100);
+		liveGroups.delete(child.pid);
 	};
 	const t0 = Date.now();
 	for (;;) {
@@ -1161,7 +1180,7 @@ export async function startServer(inst, { log = defaultLog } = {}) {
 	log(
 		`n8n ${inst.n8nVersion} listening on ${base} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
 	);
-	return { base, stop, tail, pid: child.pid };
+	return { base, stop, kill, tail, pid: child.pid, logFile };
 }
 
 /** Close whatever onboarding / announcement popups n8n shows over the editor. */
@@ -1190,6 +1209,30 @@ export async function ownerSession(base) {
 		.map((c) => c.split(';')[0])
 		.join('; ');
 	if (!cookie) throw new Error('owner setup gave no session cookie');
+	return cookie;
+}
+
+/**
+ * A session for the owner that ownerSession() set up, on an instance started again with the same user
+ * folder (POST /rest/login); returns the session cookie.
+ */
+export async function loginSession(base) {
+	let res;
+	for (let i = 0; i < 120; i++) {
+		res = await fetch(`${base}/rest/login`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: 'owner@example.com', password: 'E2e-owner-2026' }),
+		});
+		if (res.status !== 404) break; // n8n 1.x: REST routes come a little after /healthz/readiness
+		await pause(500);
+	}
+	if (!res.ok) throw new Error(`login failed: HTTP ${res.status} ${await res.text()}`);
+	const cookie = (res.headers.getSetCookie?.() ?? [res.headers.get('set-cookie')])
+		.filter(Boolean)
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	if (!cookie) throw new Error('login gave no session cookie');
 	return cookie;
 }
 
@@ -1228,12 +1271,11 @@ export async function runManuallyFromTrigger(
 	for (;;) {
 		const r = await fetch(`${base}/rest/executions/${executionId}`, { headers });
 		const execution = (await r.json())?.data;
-		if (execution?.finished || ['success', 'error', 'crashed'].includes(execution?.status)) {
-			return {
-				...execution,
-				data: typeof execution.data === 'string' ? parse(execution.data) : execution.data,
-			};
-		}
+		const done = execution?.finished || ['success', 'error', 'crashed'].includes(execution?.status);
+		const data = typeof execution?.data === 'string' ? parse(execution.data) : execution?.data;
+		// n8n 1.x on SQLite writes an execution's status and its run data separately: a read can fall in
+		// between and see a finished execution without run data. Wait for the data too.
+		if (done && data?.resultData) return { ...execution, data };
 		if (Date.now() - t0 > timeoutMs)
 			throw new Error(`execution ${executionId} did not finish in time`);
 		await pause(500);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -22,6 +23,8 @@ import {
 } from './harness.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
+/** Figures for docs/reliability.md (a no-op unless GS_RELIABILITY_OUT is set). */
+const { record } = createRequire(import.meta.url)('../reliability/metrics.js');
 const CREDENTIAL_ID = 'gsEmulatorCred';
 
 /** Points the example's Paths node at this run's folders. */
@@ -190,6 +193,12 @@ for (const version of e2eHosts()) {
 					.ledger()
 					.entries.filter((e) => e.kind === 'reserve' && e.jobId === job.id);
 				assert.equal(reserves.length, 1, 'one reservation');
+				const jobs = emu.control.jobs().length - jobsBefore;
+				record('fault', {
+					fault: `n8n "Retry On Fail" after every try of Create was reset after commit (real n8n ${version})`,
+					duplicateJobs: Math.max(0, jobs - 1),
+					lostOutputs: job.id ? 0 : 1,
+				});
 			});
 		},
 	);
