@@ -6,10 +6,10 @@ import { runNode } from '../helpers/n8n';
 
 const node = new GenerationServiceAccount();
 let env: Emulated;
-beforeAll(async () => {
+beforeEach(async () => {
 	env = await startEmulated();
 });
-afterAll(async () => {
+afterEach(async () => {
 	await env.close();
 });
 

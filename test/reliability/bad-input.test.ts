@@ -2,8 +2,6 @@ import { ALL_CASES, runBadInput } from './bad-inputs';
 import { record } from './metrics';
 
 describe('bad inputs to the four nodes and the credential', () => {
-	it('has at least 40 cases', () => expect(ALL_CASES.length).toBeGreaterThanOrEqual(40));
-
 	it.each(ALL_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
 		const { error, requests } = await runBadInput(c);
 		if (!c.accepted) {
