@@ -195,7 +195,7 @@ for (const version of e2eHosts()) {
 				assert.equal(reserves.length, 1, 'one reservation');
 				const jobs = emu.control.jobs().length - jobsBefore;
 				record('fault', {
-					fault: `n8n "Retry On Fail" after every try of Create was reset after commit (real n8n ${version})`,
+					fault: `n8n "Retry On Fail" after every try of Create was reset after commit (real n8n ${inst.n8nVersion})`,
 					duplicateJobs: Math.max(0, jobs - 1),
 					lostOutputs: job.id ? 0 : 1,
 				});
