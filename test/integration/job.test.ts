@@ -288,6 +288,8 @@ describe('Job node against the emulator', () => {
 
 	it('a batch with Wait for Completion follows its jobs side by side through the job list', async () => {
 		const items = [{ json: { p: 'one' } }, { json: { p: 'two' } }, { json: { p: 'three' } }];
+		// jobs that end one after another: the last one is still followed alone for a while
+		env.emu.control.scriptJobs([{ runningMs: 8000 }, { runningMs: 20_000 }, { runningMs: 40_000 }]);
 		const [out] = await run(
 			{
 				operation: 'create',
@@ -305,9 +307,36 @@ describe('Job node against the emulator', () => {
 		for (const item of out) {
 			expect(sha256(await binaryBytes(item))).toBe((item.json.output as IDataObject).sha256);
 		}
-		// list reads while several are unfinished; at most the last one alone is read by its own GET
-		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs$/)).toBeGreaterThan(0);
-		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs\/job_[0-9a-f]+$/)).toBeLessThanOrEqual(1);
+		// one list read per look, to the end of the batch (also while the last job is the only one left)
+		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs$/)).toBeGreaterThan(4);
+		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs\/job_[0-9a-f]+$/)).toBe(0);
+	});
+
+	it("a batch's first look waits for the jobs created just after the first one", async () => {
+		const items = [{ json: { p: 'one' } }, { json: { p: 'two' } }, { json: { p: 'three' } }];
+		// creates that take 1.5 s each: the three jobs are created 1.5 s apart
+		env.emu.control.injectFault({
+			method: 'POST',
+			path: '/v1/jobs',
+			action: 'delay',
+			delayMs: 1500,
+			times: 3,
+		});
+		await run(
+			{
+				operation: 'create',
+				...textJob,
+				prompt: '={{ $json.p }}',
+				options: { waitForCompletion: true },
+			},
+			{ items },
+		);
+		const created = env.emu.control.snapshot().jobs.map((j) => j.createdAt);
+		const firstLook = env.emu.control
+			.journal()
+			.find((e) => e.method === 'GET' && e.path === '/v1/jobs');
+		// one interval after the last create of the burst, not after the first (which sees the last ones late)
+		expect(firstLook!.at).toBeGreaterThanOrEqual(Math.max(...created) + 5000 - 100);
 	});
 });
 

@@ -315,6 +315,68 @@ describe('the rate window', () => {
 	});
 });
 
+describe('priorities', () => {
+	it('a file transfer waits while creates are sent one after another, then leaves', async () => {
+		const order: string[] = [];
+		nock(BASE)
+			.post('/jobs')
+			.times(3)
+			.delay(100)
+			.reply(() => {
+				order.push('create');
+				return [201, ok({}), rate(50, windowEnd(now()) + 60, 60)];
+			})
+			.get('/file')
+			.reply(() => {
+				order.push('transfer');
+				return [200, ok({}), rate(50, windowEnd(now()) + 60, 60)];
+			});
+		await call(async function () {
+			const creates = (async () => {
+				for (let i = 0; i < 3; i++) {
+					await apiRequest(this, { method: 'POST', path: '/jobs', body: {}, maxWaitSeconds: 120 });
+				}
+			})();
+			await sleep(10);
+			const transfer = apiRequest(this, {
+				method: 'GET',
+				path: '/file',
+				priority: 'transfer',
+				maxWaitSeconds: 120,
+			});
+			await Promise.all([creates, transfer]);
+			return {};
+		});
+		expect(order).toEqual(['create', 'create', 'create', 'transfer']);
+	});
+
+	it('alone on a key, job reads are not spaced even in the last quarter of the window', async () => {
+		testClock.use(20);
+		const reset = windowEnd(now());
+		const limit = 12;
+		let remaining = limit;
+		// the same window as 'alone on a key' above, where requests of normal priority get spaced
+		const arrivals = answer('/jobs/job_1', limit, () => [
+			200,
+			ok({}),
+			rate(--remaining, reset, limit),
+		]);
+		await call(async function () {
+			for (let i = 0; i < limit; i++) {
+				await apiRequest(this, {
+					method: 'GET',
+					path: '/jobs/job_1',
+					priority: 'poll',
+					maxWaitSeconds: 120,
+				});
+			}
+			return {};
+		});
+		const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]);
+		for (const gap of gaps) expect(gap).toBeLessThan(3000);
+	});
+});
+
 describe('a refused key', () => {
 	it('after 401 invalid_api_key nothing more is sent with that key, in any node run', async () => {
 		const scope = nock(BASE)

@@ -35,6 +35,8 @@ export class JobWatcher {
 	private readonly jobs = new Map<string, Followed>();
 	private running = false;
 	private stopped = false;
+	/** More than one job was followed at once: looks read the list from then on. */
+	private batch = false;
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
@@ -75,6 +77,7 @@ export class JobWatcher {
 
 	private async run(): Promise<void> {
 		let started = false;
+		let looked = false;
 		while (this.jobs.size > 0 && !this.stopped) {
 			const followers = [...this.jobs.values()].flatMap((j) => j.followers);
 			const first = followers[0];
@@ -86,16 +89,40 @@ export class JobWatcher {
 				}
 				const dueAt = Math.min(...followers.map((f) => f.dueAt));
 				await wait(this.ctx, dueAt - now(), first.itemIndex, 'waiting for a job to finish');
+				if (!looked) await this.gatherBurst(dueAt, first);
 				if (this.stopped) return;
-				const startedAt = now();
+				looked = true;
 				const ids = [...this.jobs.keys()];
-				if (ids.length === 1) this.update(await readJob(this.ctx, ids[0], first));
+				// a batch stays on the list to its end (also when one job is left): one request per look either way
+				this.batch ||= ids.length > 1;
+				if (!this.batch) this.update(await readJob(this.ctx, ids[0], first));
 				else await this.readBatch(ids, first);
-				this.reschedule(startedAt);
+				// the next look one interval after this one's answer: the service counts the 5 s between reads
+				// of a job from the previous answer, and readJob reuses an answer younger than that
+				this.reschedule(now());
 			} catch (error) {
 				this.failAll(error as Error);
 				return;
 			}
+		}
+	}
+
+	/**
+	 * The first look waits for the jobs created just after the first one (a burst of creates), at most one
+	 * poll interval more: jobs created a moment apart end a moment apart, and a look due one interval after
+	 * the first create would come just before the last ones end and see them one interval late. Later
+	 * looks keep the rhythm the first one set.
+	 */
+	private async gatherBurst(firstDue: number, first: Follower): Promise<void> {
+		const latest = firstDue + first.intervalMs;
+		for (;;) {
+			const at = now();
+			const later = [...this.jobs.values()]
+				.flatMap((j) => j.followers)
+				.map((f) => f.dueAt)
+				.filter((due) => due > at && due <= latest);
+			if (later.length === 0 || this.stopped) return;
+			await wait(this.ctx, Math.max(...later) - at, first.itemIndex, 'waiting for a job to finish');
 		}
 	}
 
@@ -150,11 +177,11 @@ export class JobWatcher {
 	}
 
 	/** After a look: the next one an interval later; followers past their timeout fail, naming the job. */
-	private reschedule(startedAt: number): void {
+	private reschedule(lookedAt: number): void {
 		const at = now();
 		for (const [jobId, followed] of this.jobs) {
 			followed.followers = followed.followers.filter((follower) => {
-				follower.dueAt = startedAt + follower.intervalMs;
+				follower.dueAt = lookedAt + follower.intervalMs;
 				if (at + follower.intervalMs <= follower.deadline) return true;
 				const error = new NodeOperationError(
 					this.ctx.getNode(),

@@ -1,23 +1,11 @@
 // The only place that decides when a request to the service may leave: one pacer per service key in
 // this n8n process, shared by every item, operation, node and execution that uses the key.
 import type { ServiceErrorInfo } from './errors';
+import { PACING, RateWindow, type Window } from './rateWindow';
 import { clock } from './serviceClock';
 import type { Priority } from './types';
 
-export const PACING = {
-	/** Assumed length of a rate window until two answers show the real one (the spec: per minute). */
-	defaultWindowMs: 60_000,
-	/** A window is trusted to be over this long after its X-RateLimit-Reset (plus any clock skew seen). */
-	resetMarginMs: 500,
-	/** Alone on a key: send freely until this share of the window's budget is left, then spread the rest. */
-	lowShare: 0.25,
-	/** Others use the key too: spread every request, and leave this many of each window unused. */
-	sharedReserve: 1,
-	/** How many windows the key counts as shared after another process's requests were last seen. */
-	sharedWindows: 2,
-	/** Longest single sleep before a waiter looks again (wake-ups make most sleeps shorter). */
-	maxSleepMs: 5_000,
-};
+export { PACING };
 
 const PRIORITY_RANK: Record<Priority, number> = { poll: 0, normal: 1, transfer: 2 };
 
@@ -40,13 +28,9 @@ export class PacerStop extends Error {
 
 interface Waiter {
 	rank: number;
+	priority: Priority;
 	upload: boolean;
 	controller?: AbortController;
-}
-
-interface Window {
-	resetAt: number;
-	remaining: number;
 }
 
 export interface AcquireOptions {
@@ -58,36 +42,23 @@ export interface AcquireOptions {
 	signal?: AbortSignal;
 }
 
-function headerNumber(headers: Record<string, unknown>, name: string): number | undefined {
-	const value = headers[name];
-	const text = Array.isArray(value) ? value[0] : value;
-	if (typeof text !== 'string' && typeof text !== 'number') return undefined;
-	const n = Number(text);
-	return Number.isFinite(n) ? n : undefined;
-}
-
 /**
- * The pacer of one key. It keeps the newest view of the key's rate window (answers that arrive out of
- * order never replace a fresher view: an older window is ignored, and within one window the lowest
- * Remaining wins), counts its own requests still in flight against it, honours every Retry-After for
+ * The pacer of one key. It keeps the newest view of the key's rate window (RateWindow), counts its own
+ * requests still in flight against it, orders waiters by priority, honours every Retry-After for
  * the whole key (and `ip_rate_limited` for every key of the base URL), spreads the budget when little is
  * left or when another process is seen using the key, and stops everything once the key is refused.
  */
 export class KeyPacer {
 	/** The 401 that refused this key: nothing more is sent with it. */
 	refusal: ServiceErrorInfo | undefined;
-	private limit: number | undefined;
-	private window: Window | undefined;
-	private newestReset: number | undefined;
-	private windowMs = PACING.defaultWindowMs;
-	private skewMs = 0;
+	private readonly rate = new RateWindow();
 	private keyBlock: Block | undefined;
 	private uploadBlock: Block | undefined;
-	private sharedUntil = 0;
 	private nextSendAt = 0;
 	private sent = 0;
 	private readonly inFlight = new Set<number>();
-	private readonly answeredPerWindow = new Map<number, number>();
+	private readonly normalInFlight = new Set<number>();
+	private lastNormalAt = -Infinity;
 	private readonly waiters: Waiter[] = [];
 	private waiterSeq = 0;
 
@@ -100,6 +71,7 @@ export class KeyPacer {
 	async acquire(options: AcquireOptions): Promise<number> {
 		const waiter: Waiter = {
 			rank: PRIORITY_RANK[options.priority] * 1e9 + ++this.waiterSeq,
+			priority: options.priority,
 			upload: options.upload,
 		};
 		const position = this.waiters.findIndex((w) => w.rank > waiter.rank);
@@ -115,8 +87,12 @@ export class KeyPacer {
 				if (gate.block && gate.block.until - now > options.maxWaitMs) {
 					throw new PacerStop('too_long', gate.block.info, gate.block.until - now);
 				}
-				if (gate.at <= now && this.isFirstReady(waiter, now)) return this.grant(now);
-				const ms = gate.at > now ? gate.at - now : PACING.maxSleepMs;
+				const quietAt = this.transferQuietAt(waiter);
+				if (gate.at <= now && quietAt <= now && this.isFirstReady(waiter, now)) {
+					return this.grant(now, waiter);
+				}
+				const ms =
+					gate.at > now ? gate.at - now : quietAt > now ? quietAt - now : PACING.maxSleepMs;
 				await this.sleep(waiter, Math.min(ms, PACING.maxSleepMs));
 			}
 		} finally {
@@ -129,19 +105,15 @@ export class KeyPacer {
 	/** The answer (or the failure) of a ticket's request: learn the window from its headers. */
 	settle(ticket: number, headers?: Record<string, unknown>): void {
 		this.inFlight.delete(ticket);
-		const remaining = headers ? headerNumber(headers, 'x-ratelimit-remaining') : undefined;
-		const reset = headers ? headerNumber(headers, 'x-ratelimit-reset') : undefined;
-		if (headers && remaining !== undefined && reset !== undefined) {
-			const limit = headerNumber(headers, 'x-ratelimit-limit') ?? this.limit ?? remaining + 1;
-			this.observe(ticket, limit, remaining, reset * 1000);
-		}
+		if (this.normalInFlight.delete(ticket)) this.lastNormalAt = clock.now();
+		if (headers) this.rate.observe(ticket, headers, this.inFlight);
 		this.wakeAll();
 	}
 
 	/** A 429: hold the key (or the base URL, or uploads) until Retry-After has passed. */
 	slowDown(info: ServiceErrorInfo, retryAfterSeconds: number | undefined): void {
 		const now = clock.now();
-		const fallback = this.window ? this.window.resetAt + this.marginMs() : now + 1000;
+		const fallback = this.rate.endsAt() ?? now + 1000;
 		const until = retryAfterSeconds !== undefined ? now + retryAfterSeconds * 1000 : fallback;
 		const block: Block = { until, info };
 		const longer = (current: Block | undefined) =>
@@ -167,25 +139,6 @@ export class KeyPacer {
 		return Math.max(this.keyBlock?.until ?? 0, this.ipBlocks.get(this.baseUrl)?.until ?? 0);
 	}
 
-	private marginMs(): number {
-		return PACING.resetMarginMs + this.skewMs;
-	}
-
-	private isShared(now: number): boolean {
-		return now < this.sharedUntil;
-	}
-
-	/** The window requests count against now; one that is over is replaced by the next one (assumed full). */
-	private currentWindow(now: number): Window | undefined {
-		if (!this.window || this.limit === undefined) return undefined;
-		if (now < this.window.resetAt + this.marginMs()) return this.window;
-		let resetAt = this.window.resetAt;
-		while (resetAt + this.marginMs() <= now) resetAt += this.windowMs;
-		// Requests still in flight may be counted in the new window: count them there too.
-		this.window = { resetAt, remaining: this.limit - this.inFlight.size };
-		return this.window;
-	}
-
 	/** When a request may leave (`at`), and the service-imposed part of that wait (`block`). */
 	private gate(upload: boolean, now: number): { at: number; block?: Block } {
 		let block: Block | undefined;
@@ -198,15 +151,15 @@ export class KeyPacer {
 		consider(this.ipBlocks.get(this.baseUrl));
 		if (upload) consider(this.uploadBlock);
 		let at = Math.max(now, block?.until ?? now);
-		const window = this.currentWindow(now);
-		if (this.limit === undefined) {
+		const window = this.rate.current(now, this.inFlight.size);
+		if (this.rate.limit === undefined) {
 			// Nothing known about the key yet: one request at a time until an answer tells its limit.
 			if (this.inFlight.size > 0) at = Math.max(at, now + PACING.maxSleepMs);
 		} else if (window) {
-			const reserve = this.isShared(now) ? PACING.sharedReserve : 0;
+			const reserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
 			if (window.remaining - reserve <= 0) {
 				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
-				at = Math.max(at, window.resetAt + this.marginMs());
+				at = Math.max(at, window.resetAt + this.rate.marginMs());
 				consider({
 					until: window.resetAt,
 					info: {
@@ -233,58 +186,48 @@ export class KeyPacer {
 		return false;
 	}
 
-	private grant(now: number): number {
+	/** When a transfer may leave as far as normal requests are concerned (Infinity: one is in flight). */
+	private transferQuietAt(waiter: Waiter): number {
+		if (waiter.priority !== 'transfer') return 0;
+		if (this.normalInFlight.size > 0) return Infinity;
+		return this.lastNormalAt + PACING.normalQuietMs;
+	}
+
+	private grant(now: number, waiter: Waiter): number {
 		const ticket = ++this.sent;
 		this.inFlight.add(ticket);
-		const window = this.currentWindow(now);
+		if (waiter.priority === 'normal') {
+			this.normalInFlight.add(ticket);
+			this.lastNormalAt = now;
+		}
+		const window = this.rate.current(now, this.inFlight.size);
 		if (window) window.remaining -= 1;
-		this.nextSendAt = this.nextSlot(now, window);
+		this.nextSendAt = this.nextSlot(now, window, waiter.priority);
 		return ticket;
 	}
 
 	/**
 	 * Spread the budget: when little of the window is left (or others use the key), space the remaining
-	 * requests over the time left to the reset instead of sending a burst and then stalling.
+	 * requests over the time left to the reset instead of sending a burst and then stalling. Alone on the
+	 * key, only a request of normal priority that leaves while no other of this process waits or is in
+	 * flight leaves a gap behind it.
 	 */
-	private nextSlot(now: number, window: Window | undefined): number {
-		if (!window || this.limit === undefined) return now;
-		const shared = this.isShared(now);
+	private nextSlot(now: number, window: Window | undefined, priority: Priority): number {
+		if (!window || this.rate.limit === undefined) return now;
+		const shared = this.rate.isShared(now);
 		const available = window.remaining - (shared ? PACING.sharedReserve : 0);
 		if (available <= 0) return now;
-		if (!shared && available > this.limit * PACING.lowShare) return now;
-		const timeLeft = window.resetAt + this.marginMs() - now;
+		if (!shared && available > this.rate.limit * PACING.lowShare) return now;
+		// Alone on the key, spacing known work only delays it: after a job read (what it finds finished
+		// is downloaded next) or a file transfer (a batch's downloads come one after another), or while
+		// other requests of this process wait or are in flight (the granted one is in both lists here).
+		if (!shared && (priority !== 'normal' || this.waiters.length + this.inFlight.size > 2)) {
+			return now;
+		}
+		const timeLeft = window.resetAt + this.rate.marginMs() - now;
 		const gap = timeLeft / (available + 1);
 		// Processes sharing a key de-synchronise with a little jitter.
 		return now + (shared ? gap * (0.5 + clock.random()) : gap);
-	}
-
-	private observe(ticket: number, limit: number, remaining: number, resetAt: number): void {
-		const now = clock.now();
-		this.limit = limit;
-		if (now > resetAt) this.skewMs = Math.max(this.skewMs, now - resetAt);
-		if (this.newestReset !== undefined && resetAt < this.newestReset) return; // an older window
-		const answered = (this.answeredPerWindow.get(resetAt) ?? 0) + 1;
-		this.answeredPerWindow.set(resetAt, answered);
-		// Requests sent after this one are not in the service's count yet.
-		let sentLater = 0;
-		for (const t of this.inFlight) if (t > ticket) sentLater++;
-		const estimate = remaining - sentLater;
-		if (this.newestReset === undefined || resetAt > this.newestReset) {
-			if (this.newestReset !== undefined && resetAt - this.newestReset >= 1000) {
-				this.windowMs = Math.min(this.windowMs, resetAt - this.newestReset);
-			}
-			for (const reset of this.answeredPerWindow.keys()) {
-				if (reset < resetAt) this.answeredPerWindow.delete(reset);
-			}
-			this.newestReset = resetAt;
-			this.window = { resetAt, remaining: estimate };
-		} else if (this.window && this.window.resetAt === resetAt) {
-			this.window.remaining = Math.min(this.window.remaining, estimate);
-		}
-		// The service counted more requests in this window than this process can have sent.
-		if (limit - remaining > answered + this.inFlight.size) {
-			this.sharedUntil = now + this.windowMs * PACING.sharedWindows;
-		}
 	}
 
 	private async sleep(waiter: Waiter, ms: number): Promise<void> {

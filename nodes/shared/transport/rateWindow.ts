@@ -1,0 +1,113 @@
+// The key's rate window as this process knows it: ordered views from the rate headers, its own requests
+// counted against it, and the sign that other processes use the key too.
+import { clock } from './serviceClock';
+
+export const PACING = {
+	/** Assumed length of a rate window until two answers show the real one (the spec: per minute). */
+	defaultWindowMs: 60_000,
+	/** A window is trusted to be over this long after its X-RateLimit-Reset (plus any clock skew seen). */
+	resetMarginMs: 500,
+	/** Alone on a key: send freely until this share of the window's budget is left, then spread the rest. */
+	lowShare: 0.25,
+	/** Others use the key too: spread every request, and leave this many of each window unused. */
+	sharedReserve: 1,
+	/** How many windows the key counts as shared after another process's requests were last seen. */
+	sharedWindows: 2,
+	/** Longest single sleep before a waiter looks again (wake-ups make most sleeps shorter). */
+	maxSleepMs: 5_000,
+	/**
+	 * File transfers wait while requests of normal priority (creates, quotes) are being sent one after
+	 * another: until none is in flight and none was answered for this long. A batch's creates, which an
+	 * item loop sends one at a time, then keep the window's budget before its downloads.
+	 */
+	normalQuietMs: 250,
+};
+
+export interface Window {
+	resetAt: number;
+	remaining: number;
+}
+
+function headerNumber(headers: Record<string, unknown>, name: string): number | undefined {
+	const value = headers[name];
+	const text = Array.isArray(value) ? value[0] : value;
+	if (typeof text !== 'string' && typeof text !== 'number') return undefined;
+	const n = Number(text);
+	return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * Answers that arrive out of order never replace a fresher view: an older window is ignored, and within
+ * one window the lowest Remaining wins. Requests still in flight count against the window they may land in.
+ */
+export class RateWindow {
+	/** X-RateLimit-Limit, once an answer told it. */
+	limit: number | undefined;
+	private window: Window | undefined;
+	private newestReset: number | undefined;
+	private windowMs = PACING.defaultWindowMs;
+	private skewMs = 0;
+	private sharedUntil = 0;
+	private readonly answeredPerWindow = new Map<number, number>();
+
+	/** How long after a reset the window is trusted to be over (the margin plus any clock skew seen). */
+	marginMs(): number {
+		return PACING.resetMarginMs + this.skewMs;
+	}
+
+	/** Another process's requests were seen in the key's count lately. */
+	isShared(now: number): boolean {
+		return now < this.sharedUntil;
+	}
+
+	/** When the current window is trusted to be over, if one is known. */
+	endsAt(): number | undefined {
+		return this.window ? this.window.resetAt + this.marginMs() : undefined;
+	}
+
+	/** The window requests count against now; one that is over is replaced by the next one (assumed full). */
+	current(now: number, inFlight: number): Window | undefined {
+		if (!this.window || this.limit === undefined) return undefined;
+		if (now < this.window.resetAt + this.marginMs()) return this.window;
+		let resetAt = this.window.resetAt;
+		while (resetAt + this.marginMs() <= now) resetAt += this.windowMs;
+		// Requests still in flight may be counted in the new window: count them there too.
+		this.window = { resetAt, remaining: this.limit - inFlight };
+		return this.window;
+	}
+
+	/** Learn from the rate headers of the answer to `ticket` (the send order of this process's requests). */
+	observe(ticket: number, headers: Record<string, unknown>, inFlight: ReadonlySet<number>): void {
+		const remaining = headerNumber(headers, 'x-ratelimit-remaining');
+		const reset = headerNumber(headers, 'x-ratelimit-reset');
+		if (remaining === undefined || reset === undefined) return;
+		const limit = headerNumber(headers, 'x-ratelimit-limit') ?? this.limit ?? remaining + 1;
+		const resetAt = reset * 1000;
+		const now = clock.now();
+		this.limit = limit;
+		if (now > resetAt) this.skewMs = Math.max(this.skewMs, now - resetAt);
+		if (this.newestReset !== undefined && resetAt < this.newestReset) return; // an older window
+		const answered = (this.answeredPerWindow.get(resetAt) ?? 0) + 1;
+		this.answeredPerWindow.set(resetAt, answered);
+		// Requests sent after this one are not in the service's count yet.
+		let sentLater = 0;
+		for (const t of inFlight) if (t > ticket) sentLater++;
+		const estimate = remaining - sentLater;
+		if (this.newestReset === undefined || resetAt > this.newestReset) {
+			if (this.newestReset !== undefined && resetAt - this.newestReset >= 1000) {
+				this.windowMs = Math.min(this.windowMs, resetAt - this.newestReset);
+			}
+			for (const known of this.answeredPerWindow.keys()) {
+				if (known < resetAt) this.answeredPerWindow.delete(known);
+			}
+			this.newestReset = resetAt;
+			this.window = { resetAt, remaining: estimate };
+		} else if (this.window && this.window.resetAt === resetAt) {
+			this.window.remaining = Math.min(this.window.remaining, estimate);
+		}
+		// The service counted more requests in this window than this process can have sent.
+		if (limit - remaining > answered + inFlight.size) {
+			this.sharedUntil = now + this.windowMs * PACING.sharedWindows;
+		}
+	}
+}
