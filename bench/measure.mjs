@@ -39,6 +39,7 @@ function readGroup(pgid) {
 
 /**
  * Runs `n8n execute --id=<workflowId> --rawOutput` in `inst` and measures it.
+ * `env`: extra environment variables for this run only (e.g. the memory probe's NODE_OPTIONS).
  * Returns { ok, result, error, exitCode, signal, timedOut, ms, peakRssBytes (process group),
  * mainPeakRssBytes (n8n's main process only), cpuMs, mainCpuMs, cpuByProcess, stdout, stderr }.
  *
@@ -46,7 +47,11 @@ function readGroup(pgid) {
  * child it waited for; processes of the group that n8n did not wait for (e.g. a task runner still alive when
  * n8n exits, then killed with the group) are added from their last /proc sample.
  */
-export function executeMeasured(inst, workflowId, { timeoutMs = 300_000, sampleMs = 20 } = {}) {
+export function executeMeasured(
+	inst,
+	workflowId,
+	{ timeoutMs = 300_000, sampleMs = 20, env = {} } = {},
+) {
 	const timeFile = `${inst.userFolder}/tmp/time-${process.pid}-${Date.now()}.txt`;
 	const started = Date.now();
 	const child = spawn(
@@ -62,7 +67,12 @@ export function executeMeasured(inst, workflowId, { timeoutMs = 300_000, sampleM
 			`--id=${workflowId}`,
 			'--rawOutput',
 		],
-		{ cwd: inst.userFolder, env: inst.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+		{
+			cwd: inst.userFolder,
+			env: { ...inst.env, ...env },
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		},
 	);
 	const pgid = child.pid;
 	const out = [];

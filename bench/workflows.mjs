@@ -153,9 +153,12 @@ const JOB_BODY = (promptExpr) =>
 // ---------------------------------------------------------------------------------------------------
 // 1. Requests per finished job
 
-/** Ours: one Create with Max Credits (quote first) and Wait for Completion (default 5 s poll). */
-export function jobOurs(cred) {
-	return workflow('benchJobOurs', 'job, ours (Create + Max Credits + Wait for Completion)', [
+/**
+ * Ours: one Create with Max Credits (quote first) and Wait for Completion (default 5 s poll). Each run
+ * gets its own prompt: unattended runs pick up a recent job of the same input by default.
+ */
+export function jobOurs(cred, id = 'benchJobOurs', prompt = 'benchmark: a lighthouse in a storm') {
+	return workflow(id, 'job, ours (Create + Max Credits + Wait for Completion)', [
 		manual(),
 		ours(
 			'Create and Wait',
@@ -163,7 +166,7 @@ export function jobOurs(cred) {
 			{
 				...TEXT_TO_VIDEO,
 				operation: 'create',
-				prompt: 'benchmark: a lighthouse in a storm',
+				prompt,
 				options: { maxCredits: 20, waitForCompletion: true, binaryPropertyName: 'data' },
 			},
 			cred,
@@ -175,7 +178,13 @@ export function jobOurs(cred) {
  * Baseline: HTTP quote → IF affordable → HTTP create (Idempotency-Key) → HTTP GET job → IF ended →
  * (no) Wait 5 s → back to GET job; (yes) HTTP GET output as file.
  */
-export function jobBaseline(cred, baseUrl) {
+export function jobBaseline(
+	cred,
+	baseUrl,
+	id = 'benchJobBase',
+	prompt = 'benchmark: a lighthouse in a storm',
+) {
+	const body = JOB_BODY(JSON.stringify(prompt).replace(/"/g, "'"));
 	const nodes = [
 		manual(),
 		http(
@@ -183,7 +192,7 @@ export function jobBaseline(cred, baseUrl) {
 			{
 				method: 'POST',
 				url: `${baseUrl}/jobs/quote`,
-				jsonBody: JOB_BODY(`'benchmark: a lighthouse in a storm'`),
+				jsonBody: body,
 			},
 			cred,
 		),
@@ -194,7 +203,7 @@ export function jobBaseline(cred, baseUrl) {
 				method: 'POST',
 				url: `${baseUrl}/jobs`,
 				headers: { 'Idempotency-Key': `={{ 'bench-job-' + $execution.id + '-' + $now.toMillis() }}` },
-				jsonBody: JOB_BODY(`'benchmark: a lighthouse in a storm'`),
+				jsonBody: body,
 			},
 			cred,
 		),
@@ -207,14 +216,14 @@ export function jobBaseline(cred, baseUrl) {
 		),
 		Object.assign(waitSeconds('Wait 5 s', 5), { noChainIn: true }),
 	];
-	return workflow('benchJobBase', 'job, baseline (HTTP Request + IF + Wait loop)', nodes, [
+	return workflow(id, 'job, baseline (HTTP Request + IF + Wait loop)', nodes, [
 		['Ended', 1, 'Wait 5 s'],
 		['Wait 5 s', 0, 'Get Job'],
 	]);
 }
 
 // ---------------------------------------------------------------------------------------------------
-// 2. Peak memory moving a 20 MiB file
+// 2. Peak memory moving files (downloads and uploads of several sizes)
 
 export const upIdle = (file) =>
 	workflow('benchUpIdle', 'upload idle (read the file only)', [manual(), readFile('Read', file)]);
@@ -279,12 +288,44 @@ export const dlBaseline = (jobId, cred, baseUrl, id = 'benchDlBase') =>
 	]);
 
 // ---------------------------------------------------------------------------------------------------
-// 3. Batch of 100 text-to-video creates on a 60 requests/minute key
+// 3. Batch: N text-to-video jobs created, waited for and downloaded by one Create node
 
 const prompts = (n) => Array.from({ length: n }, (_, i) => `benchmark batch prompt number ${i + 1}`);
 
-export const batchOurs = (n, cred) =>
-	workflow('benchBatchOurs', `batch of ${n}, ours (Create)`, [
+/**
+ * N prompts → one Job node "Create" with Wait for Completion (defaults: 5 s poll, download on) → Write
+ * Files, each MP4 to `<outDir>/<job id>.mp4` (for the bench to check its sha256; the write comes after the
+ * last download, so it is outside the measured wall time). The same workflow runs on our current package
+ * and on the previous version (same node type names).
+ */
+export const batchWait = (id, n, cred, outDir) =>
+	workflow(id, `batch of ${n}: Create with Wait for Completion`, [
+		manual(),
+		...itemsOf(prompts(n), 'prompt'),
+		ours(
+			'Create',
+			'generationServiceJob',
+			{
+				...TEXT_TO_VIDEO,
+				operation: 'create',
+				prompt: '={{ $json.prompt }}',
+				options: { waitForCompletion: true, binaryPropertyName: 'data' },
+			},
+			cred,
+		),
+		node('Write MP4', 'n8n-nodes-base.readWriteFile', 1, {
+			operation: 'write',
+			fileName: `=${outDir}/{{ $json.id }}.mp4`,
+			dataPropertyName: 'data',
+			options: {},
+		}),
+	]);
+
+// ---------------------------------------------------------------------------------------------------
+// 4. Creates only: N text-to-video creates on a 60 requests/minute key
+
+export const createsOurs = (n, cred) =>
+	workflow('benchCreatesOurs', `creates only, ${n}, ours (Create)`, [
 		manual(),
 		...itemsOf(prompts(n), 'prompt'),
 		ours(
@@ -295,8 +336,8 @@ export const batchOurs = (n, cred) =>
 		),
 	]);
 
-export const batchBaseline = (n, cred, baseUrl) =>
-	workflow('benchBatchBase', `batch of ${n}, baseline (HTTP Request, default settings)`, [
+export const createsBaseline = (n, cred, baseUrl) =>
+	workflow('benchCreatesBase', `creates only, ${n}, baseline (HTTP Request, default settings)`, [
 		manual(),
 		...itemsOf(prompts(n), 'prompt'),
 		http(
@@ -312,7 +353,7 @@ export const batchBaseline = (n, cred, baseUrl) =>
 	]);
 
 // ---------------------------------------------------------------------------------------------------
-// 4. CPU per item: `chains` nodes in a row, each with its own credential/key, `perNode` items each
+// 5. CPU per item: `chains` nodes in a row, each with its own credential/key, `perNode` items each
 
 const range = (n) => Array.from({ length: n }, (_, i) => i + 1);
 
