@@ -166,14 +166,34 @@ async function mustRun(what, cmd, args, opts) {
 
 const heldLocks = new Set();
 const liveGroups = new Set();
+const liveDirs = new Set();
 let cleanupInstalled = false;
 
 /**
  * Children run in their own process group (so a timeout kills n8n together with its task runner); that
  * also means Ctrl-C does not reach them: stop them, and release our install locks, when this process ends.
  */
-function trackGroup(pid) {
+export function trackGroup(pid) {
 	liveGroups.add(pid);
+	installCleanup();
+}
+
+/** A process group that ended or was stopped: no longer killed at exit. */
+export function untrackGroup(pid) {
+	liveGroups.delete(pid);
+}
+
+/** A temp folder removed when this process ends (unless untracked first). */
+export function trackDir(dir) {
+	liveDirs.add(dir);
+	installCleanup();
+}
+
+export function untrackDir(dir) {
+	liveDirs.delete(dir);
+}
+
+function installCleanup() {
 	if (cleanupInstalled) return;
 	cleanupInstalled = true;
 	const killAll = () => {
@@ -185,6 +205,8 @@ function trackGroup(pid) {
 			}
 		}
 		liveGroups.clear();
+		for (const d of liveDirs) fs.rmSync(d, { recursive: true, force: true });
+		liveDirs.clear();
 		for (const l of heldLocks) fs.rmSync(l, { recursive: true, force: true });
 		heldLocks.clear();
 	};

@@ -25,7 +25,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { cacheDir, createInstance, freePort, ownerSession, run, withLock } from './n8n-host.mjs';
+import {
+	cacheDir,
+	createInstance,
+	freePort,
+	ownerSession,
+	run,
+	trackDir,
+	trackGroup,
+	untrackDir,
+	untrackGroup,
+	withLock,
+} from './n8n-host.mjs';
 
 const defaultLog = (msg) => process.stderr.write(`[queue-host] ${msg}\n`);
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -155,7 +166,6 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 // ---------------------------------------------------------------------------------------------------------
 // Long-running children (each in its own process group), stopped when this process ends.
 
-const liveGroups = new Map(); // pgid -> label
 let heldStackLock; // the lock folder of the running stack (its owner.json lists our process groups)
 
 /**
@@ -173,33 +183,6 @@ function noteInLock(pgid) {
 		/* lock released meanwhile */
 	}
 }
-const liveDirs = new Set();
-let exitHookInstalled = false;
-
-function installExitHook() {
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	const killAll = () => {
-		for (const pgid of liveGroups.keys()) {
-			try {
-				process.kill(-pgid, 'SIGKILL');
-			} catch {
-				/* gone */
-			}
-		}
-		liveGroups.clear();
-		for (const d of liveDirs) fs.rmSync(d, { recursive: true, force: true });
-		liveDirs.clear();
-	};
-	process.on('exit', killAll);
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-		process.once(sig, () => {
-			killAll();
-			process.kill(process.pid, sig);
-		});
-	}
-}
-
 function alive(pid) {
 	try {
 		process.kill(pid, 0);
@@ -256,7 +239,6 @@ export function rssByGroup(pgids) {
  * Returns { pid, exited (null or {code, signal}), done (promise), stop(signal, waitMs) }.
  */
 function spawnDaemon(label, cmd, args, { env, cwd, logFile, uid, gid }) {
-	installExitHook();
 	const fd = fs.openSync(logFile, 'a');
 	fs.writeSync(
 		fd,
@@ -270,13 +252,13 @@ function spawnDaemon(label, cmd, args, { env, cwd, logFile, uid, gid }) {
 		...(uid !== undefined ? { uid, gid } : {}),
 	});
 	fs.closeSync(fd);
-	liveGroups.set(child.pid, label);
+	trackGroup(child.pid);
 	noteInLock(child.pid);
 	const proc = { label, pid: child.pid, exited: null, startedAt: Date.now() };
 	proc.done = new Promise((resolve) => {
 		child.on('error', (error) => {
 			proc.exited = { error: error.message };
-			liveGroups.delete(child.pid);
+			untrackGroup(child.pid);
 			resolve(proc.exited);
 		});
 		child.on('exit', (code, signal) => {
@@ -301,7 +283,7 @@ function spawnDaemon(label, cmd, args, { env, cwd, logFile, uid, gid }) {
 			/* all gone */
 		}
 		if (!proc.exited) await within(proc.done, 5000);
-		liveGroups.delete(child.pid);
+		untrackGroup(child.pid);
 		return { ...proc.exited, leftovers };
 	};
 	return proc;
@@ -523,7 +505,7 @@ export async function startQueueStack(options) {
 
 	const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gs-queue-'));
 	fs.chmodSync(dir, 0o755); // the postgres user must reach its folder
-	liveDirs.add(dir);
+	trackDir(dir);
 	const logsDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gs-queue-logs-'));
 	const instances = [];
 	const procs = new Map(); // name -> process record
@@ -553,7 +535,7 @@ export async function startQueueStack(options) {
 			for (const inst of instances) await inst.close();
 			fs.rmSync(dir, { recursive: true, force: true });
 		}
-		liveDirs.delete(dir);
+		untrackDir(dir);
 		log(`queue-mode stack stopped in ${secs(Date.now() - tStop)}`);
 		if (keepLogs || keep) log(`logs kept in ${logsDir}${keep ? `; data in ${dir}` : ''}`);
 		else fs.rmSync(logsDir, { recursive: true, force: true });

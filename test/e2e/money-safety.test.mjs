@@ -651,6 +651,27 @@ for (const version of e2eHosts()) {
 					);
 			});
 
+			/** The crashed execution (of the webhook) retried through n8n's REST API: [crashed, retried]. */
+			async function retryCrashed(t, crashed, prompt) {
+				assert.equal(crashed.status, 'crashed');
+				assert.equal(crashed.mode, 'webhook');
+				const retried = await n8n.retry(crashed.id, { stuck: stuckDownload(prompt) });
+				t.diagnostic(describeExecution(retried));
+				return [crashed, retried];
+			}
+
+			/**
+			 * The retry succeeded without a second POST /v1/jobs. n8n 2.x keeps the execution's anchor
+			 * (runtimeData) across a crash; 1.x does not without progress saving, so there only the pick-up
+			 * of the job protects the money.
+			 */
+			function expectRetryCreatedNothing(t, retried, job) {
+				assert.equal(retried.status, 'success', describeExecution(retried));
+				assert.equal(retried.mode, 'retry');
+				assert.equal(jobPosts().length, 1, 'one POST /v1/jobs: the retry created nothing');
+				checkRetriedCreate(t, retried, job, { keyMustMatch: version !== '1' });
+			}
+
 			it('(b) n8n killed while the answer of the create is in flight, restarted, crashed execution retried — 1 job, 1 charge, MP4', async (t) => {
 				await n8n.ensureRunning();
 				emu.control.clearJournal();
@@ -673,20 +694,10 @@ for (const version of e2eHosts()) {
 						await until('the job to be committed', () => jobsOf(prompt)[0]);
 						const crashed = await crashAndRestart(t, known);
 						emu.control.clearFaults();
-						assert.equal(crashed.status, 'crashed');
-						assert.equal(crashed.mode, 'webhook');
-						const retried = await n8n.retry(crashed.id, { stuck: stuckDownload(prompt) });
-						t.diagnostic(describeExecution(retried));
-						return [crashed, retried];
+						return await retryCrashed(t, crashed, prompt);
 					},
 				);
-				const retried = executions[1];
-				assert.equal(retried.status, 'success', describeExecution(retried));
-				assert.equal(retried.mode, 'retry');
-				assert.equal(jobPosts().length, 1, 'one POST /v1/jobs: the retry created nothing');
-				// n8n 2.x keeps the execution's anchor (runtimeData) across a crash; 1.x does not without
-				// progress saving, so there only the pick-up protects the money.
-				checkRetriedCreate(t, retried, jobs[0], { keyMustMatch: version !== '1' });
+				expectRetryCreatedNothing(t, executions[1], jobs[0]);
 			});
 
 			it('(c) n8n killed during Wait for Job, restarted, crashed execution retried — 1 job, 1 charge, MP4', async (t) => {
@@ -714,19 +725,10 @@ for (const version of e2eHosts()) {
 							30_000,
 						);
 						assert.notEqual(jobsOf(prompt)[0].state, 'succeeded', 'the job still runs at the kill');
-						const crashed = await crashAndRestart(t, known);
-						assert.equal(crashed.status, 'crashed');
-						assert.equal(crashed.mode, 'webhook');
-						const retried = await n8n.retry(crashed.id, { stuck: stuckDownload(prompt) });
-						t.diagnostic(describeExecution(retried));
-						return [crashed, retried];
+						return await retryCrashed(t, await crashAndRestart(t, known), prompt);
 					},
 				);
-				const retried = executions[1];
-				assert.equal(retried.status, 'success', describeExecution(retried));
-				assert.equal(retried.mode, 'retry');
-				assert.equal(jobPosts().length, 1, 'one POST /v1/jobs: the retry created nothing');
-				checkRetriedCreate(t, retried, jobs[0], { keyMustMatch: version !== '1' });
+				expectRetryCreatedNothing(t, executions[1], jobs[0]);
 				t.diagnostic(`executions: ${JSON.stringify(await n8n.executions())}`);
 			});
 		},
