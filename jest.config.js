@@ -3,8 +3,11 @@ const os = require('node:os');
 const path = require('node:path');
 
 // n8n-core keeps its instance settings and filesystem binary data under N8N_USER_FOLDER:
-// give every test run its own throw-away folder instead of ~/.n8n.
-process.env.N8N_USER_FOLDER ??= fs.mkdtempSync(path.join(os.tmpdir(), 'gs-n8n-jest-'));
+// give every test run its own throw-away folder instead of ~/.n8n (removed by test/helpers/teardown.js).
+if (!process.env.N8N_USER_FOLDER) {
+	process.env.N8N_USER_FOLDER = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-n8n-jest-'));
+	process.env.GS_JEST_OWN_USER_FOLDER = process.env.N8N_USER_FOLDER;
+}
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -21,4 +24,5 @@ module.exports = {
 		'^\\./serviceClock$': '<rootDir>/test/helpers/serviceClock.ts',
 	},
 	testTimeout: 60000,
+	globalTeardown: '<rootDir>/test/helpers/teardown.js',
 };
