@@ -85,8 +85,9 @@ export class RateWindow {
 		const resetAt = reset * 1000;
 		const now = clock.now();
 		this.limit = limit;
-		if (now > resetAt) this.skewMs = Math.max(this.skewMs, now - resetAt);
 		if (this.newestReset !== undefined && resetAt < this.newestReset) return; // an older window
+		// An answer about the newest window whose reset has passed by our clock: the clocks differ by that much
+		if (now > resetAt) this.skewMs = Math.max(this.skewMs, now - resetAt);
 		const answered = (this.answeredPerWindow.get(resetAt) ?? 0) + 1;
 		this.answeredPerWindow.set(resetAt, answered);
 		// Requests sent after this one are not in the service's count yet.
