@@ -14,6 +14,7 @@ import codex from '../../nodes/GenerationServiceAsset/GenerationServiceAsset.nod
 import { GenerationServiceAsset } from '../../nodes/GenerationServiceAsset/GenerationServiceAsset.node';
 import { MAX_UPLOAD_BYTES } from '../../nodes/shared/constants';
 import { useNock } from '../helpers/nock';
+import { testClock } from '../helpers/serviceClock';
 import { TEST_KEY, binaryItem, runListSearch, runNode } from '../helpers/n8n';
 
 const BASE = 'https://api.gen.test/v1';
@@ -395,6 +396,7 @@ describe('Upload', () => {
 		nock(BASE)
 			.post('/assets')
 			.reply(429, errorBody('upload_rate_limit'), { 'Retry-After': '1800' });
+		testClock.useManual(); // time moves only by the sleeps of the code: none of them is the 1800 s
 		const started = nockState.clock.state.now;
 		const out = await run(
 			{ operation: 'upload', binaryPropertyName: 'data' },
