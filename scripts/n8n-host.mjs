@@ -220,7 +220,7 @@ function installCleanup() {
 }
 
 /** Record a child process group in the locks this process holds, so a successor can stop it if we die. */
-function noteChild(pid) {
+export function noteChild(pid) {
 	for (const lockPath of heldLocks) {
 		const f = path.join(lockPath, 'owner.json');
 		try {

@@ -29,6 +29,7 @@ import {
 	cacheDir,
 	createInstance,
 	freePort,
+	noteChild,
 	ownerSession,
 	run,
 	trackDir,
@@ -166,32 +167,6 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 // ---------------------------------------------------------------------------------------------------------
 // Long-running children (each in its own process group), stopped when this process ends.
 
-let heldStackLock; // the lock folder of the running stack (its owner.json lists our process groups)
-
-/**
- * Note a process group in the stack lock's owner.json (the format withLock of n8n-host.mjs reads): if this
- * process dies without cleaning up (SIGKILL), the next stack takes the stale lock over and kills them.
- */
-function noteInLock(pgid) {
-	if (!heldStackLock) return;
-	const f = path.join(heldStackLock, 'owner.json');
-	try {
-		const owner = JSON.parse(fs.readFileSync(f, 'utf8'));
-		owner.children = [...(owner.children ?? []), pgid];
-		fs.writeFileSync(f, JSON.stringify(owner));
-	} catch {
-		/* lock released meanwhile */
-	}
-}
-function alive(pid) {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (e) {
-		return e.code === 'EPERM';
-	}
-}
-
 /** pids of the processes whose process group is `pgid` (Linux /proc). */
 export function groupPids(pgid) {
 	const pids = [];
@@ -253,7 +228,7 @@ function spawnDaemon(label, cmd, args, { env, cwd, logFile, uid, gid }) {
 	});
 	fs.closeSync(fd);
 	trackGroup(child.pid);
-	noteInLock(child.pid);
+	noteChild(child.pid); // in the stack lock's owner.json: a successor stops it if this process dies
 	const proc = { label, pid: child.pid, exited: null, startedAt: Date.now() };
 	proc.done = new Promise((resolve) => {
 		child.on('error', (error) => {
@@ -495,7 +470,6 @@ export async function startQueueStack(options) {
 	const lockPath = path.join(cacheDir(), 'queue-stack.lock');
 	const acquired = new Promise((resolve, reject) => {
 		lockAcquired = withLock(lockPath, log, async () => {
-			heldStackLock = lockPath;
 			resolve();
 			await lockHeld;
 		}).catch(reject);
@@ -539,7 +513,6 @@ export async function startQueueStack(options) {
 		log(`queue-mode stack stopped in ${secs(Date.now() - tStop)}`);
 		if (keepLogs || keep) log(`logs kept in ${logsDir}${keep ? `; data in ${dir}` : ''}`);
 		else fs.rmSync(logsDir, { recursive: true, force: true });
-		heldStackLock = undefined;
 		releaseLock();
 		await lockAcquired;
 	};
