@@ -11,11 +11,12 @@
 //   - each download as soon as a poll has shown its job finished;
 //   - when requests compete for the budget: polls first, then creates, then downloads;
 //   - requests take no time (the floor ignores latency and transfer time).
-// The floor is the time of the last download minus t0.
+// The floor is the time of the last download minus t0; maxDetectionMs, the longest time from a job's end to
+// the poll that showed it (more than one interval only where the windows left no budget for a poll).
 
 /**
  * @param {{ t0: number, n: number, jobMs: number, limit: number, windowMs?: number, pollMs?: number }} o
- * @returns {{ floorMs: number, finishAt: number, requests: { capabilities: number, creates: number, polls: number, downloads: number }, windows: number, lastCreateAt: number }}
+ * @returns {{ floorMs: number, finishAt: number, maxDetectionMs: number, requests: { capabilities: number, creates: number, polls: number, downloads: number }, windows: number, lastCreateAt: number }}
  */
 export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs = 5_000 }) {
 	if (!(n > 0) || !(limit > 0)) throw new Error('n and limit must be positive');
@@ -26,6 +27,7 @@ export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs =
 
 	const ends = []; // end time of each created job, in creation order
 	const seenDone = new Array(n).fill(false);
+	let maxDetectionMs = 0; // the longest time from a job's end to the poll that showed it
 	let seenCount = 0;
 	const downloadQueue = []; // job indexes seen finished, not yet downloaded
 	let downloads = 0;
@@ -42,6 +44,7 @@ export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs =
 			for (let j = 0; j < ends.length; j++) {
 				if (!seenDone[j] && ends[j] <= t) {
 					seenDone[j] = true;
+					maxDetectionMs = Math.max(maxDetectionMs, t - ends[j]);
 					seenCount++;
 					downloadQueue.push(j);
 				}
@@ -75,6 +78,7 @@ export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs =
 		floorMs: finishAt - t0,
 		finishAt,
 		lastCreateAt,
+		maxDetectionMs,
 		requests: { capabilities: 1, creates: n, polls, downloads },
 		windows: windowOf(finishAt) - windowOf(t0) + 1,
 	};
