@@ -233,7 +233,7 @@ export function noteChild(pid) {
 	}
 }
 
-function pidAlive(pid) {
+export function pidAlive(pid) {
 	try {
 		process.kill(pid, 0);
 		return true;

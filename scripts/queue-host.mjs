@@ -30,6 +30,7 @@ import {
 	createInstance,
 	freePort,
 	noteChild,
+	pidAlive,
 	ownerSession,
 	run,
 	trackDir,
@@ -724,7 +725,7 @@ export async function startQueueStack(options) {
 				process.kill(pid, signal);
 				await within(rec.proc.done, 10_000);
 				await pause(2000);
-				const survivors = groupPids(pid).filter(alive);
+				const survivors = groupPids(pid).filter(pidAlive);
 				await rec.proc.stop('SIGKILL', 1000);
 				return { pid, at, exited: rec.proc.exited, survivors };
 			},
