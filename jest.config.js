@@ -3,7 +3,8 @@ const os = require('node:os');
 const path = require('node:path');
 
 // n8n-core keeps its instance settings and filesystem binary data under N8N_USER_FOLDER:
-// give every test run its own throw-away folder instead of ~/.n8n (removed by test/helpers/teardown.js).
+// give every test run its own throw-away folder instead of ~/.n8n (removed by test/helpers/teardown.js),
+// and every worker of the run a folder of its own inside it (test/helpers/worker-folder.js).
 if (!process.env.N8N_USER_FOLDER) {
 	process.env.N8N_USER_FOLDER = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-n8n-jest-'));
 	process.env.GS_JEST_OWN_USER_FOLDER = process.env.N8N_USER_FOLDER;
@@ -23,6 +24,7 @@ module.exports = {
 	moduleNameMapper: {
 		'^\\./serviceClock$': '<rootDir>/test/helpers/serviceClock.ts',
 	},
+	setupFiles: ['<rootDir>/test/helpers/worker-folder.js'],
 	testTimeout: 60000,
 	globalTeardown: '<rootDir>/test/helpers/teardown.js',
 };

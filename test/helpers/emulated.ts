@@ -26,10 +26,12 @@ export interface Emulated {
 
 export interface EmulatedOptions extends EmulatorOptions {
 	/**
-	 * Virtual time per real time (default 100: a 5 s poll interval lasts 50 ms), or 'manual': time
-	 * moves only with testClock.advance() or a sleep (sequential tests that step across boundaries).
+	 * 'auto' (default): discrete-event time, which stands still while a request is on its way and jumps to
+	 * the next sleep's end once everything waits (test/helpers/serviceClock.ts); a number: virtual time
+	 * per real time; 'manual': time moves only with testClock.advance() or a sleep (sequential tests that
+	 * step across boundaries).
 	 */
-	speed?: number | 'manual';
+	speed?: number | 'auto' | 'manual';
 }
 
 /**
@@ -38,13 +40,14 @@ export interface EmulatedOptions extends EmulatorOptions {
  * n8n process against a fresh service.
  */
 export async function startEmulated(options: EmulatedOptions = {}): Promise<Emulated> {
-	const { speed = 100, ...emulatorOptions } = options;
+	const { speed = 'auto', ...emulatorOptions } = options;
 	const clock = installFakeClock(speed === 'manual' ? 1 : speed);
 	if (speed === 'manual') testClock.useManual();
 	forgetProcessState();
 	const emu = await startEmulator({
 		port: 0,
-		clock: { now: clock.clock.now, sleep: async (ms: number) => await clock.clock.sleep(ms) },
+		// the service's holds (delay faults) are sleeps on the shared clock, while the request waits for them
+		clock: { now: clock.clock.now, sleep: async (ms: number) => await testClock.serviceHold(ms) },
 		jobTiming: { queuedMs: 2000, runningMs: 8000 },
 		...emulatorOptions,
 	});

@@ -1,11 +1,14 @@
 import { clock, testClock } from './serviceClock';
 
 /**
- * Starts the package's virtual clock for a test: `speed` × real time (default 1000: a 60 s rate window
- * lasts 60 ms, a 5 s poll interval 5 ms). `state.now` is the virtual time.
+ * Starts the package's virtual clock for a test: 'auto' (the default) is discrete-event time that jumps
+ * from one sleep's end to the next once nothing else is running, so a busy machine slows the test but
+ * never changes what it sees; a number runs virtual time that many times faster than real time.
+ * `state.now` is the virtual time.
  */
-export function installFakeClock(speed = 1000, startMs?: number) {
-	testClock.use(speed, startMs);
+export function installFakeClock(speed: number | 'auto' = 'auto', startMs?: number) {
+	if (speed === 'auto') testClock.useAuto(startMs);
+	else testClock.use(speed, startMs);
 	return {
 		state: {
 			get now() {
@@ -13,6 +16,6 @@ export function installFakeClock(speed = 1000, startMs?: number) {
 			},
 		},
 		clock,
-		restore: () => testClock.use(1000),
+		restore: () => testClock.useAuto(),
 	};
 }

@@ -19,6 +19,7 @@ import type {
 import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { GenerationServiceApi } from '../../credentials/GenerationServiceApi.credentials';
+import { testClock } from './serviceClock';
 
 /** A recognisable key (built at run time so it is not a literal in the source). */
 export const TEST_KEY = `svc_sk_key_${'5ec12e7a'.repeat(4)}.${'c0ffee00'.repeat(8)}`;
@@ -123,6 +124,25 @@ function makeWorkflow(run: NodeRun) {
 	return { workflow, node, additionalData };
 }
 
+/**
+ * The virtual clock's discrete-event mode stands still while a request of the node is on its way, being
+ * answered or its body being stored: the helpers that do so count as work in progress.
+ */
+const BUSY_HELPERS = ['httpRequestWithAuthentication', 'httpRequest', 'prepareBinaryData'] as const;
+function countWork<C extends { helpers: object }>(context: C): C {
+	const helpers = context.helpers as Record<string, unknown>;
+	for (const name of BUSY_HELPERS) {
+		const helper = helpers[name];
+		if (typeof helper !== 'function') continue;
+		const call = helper as (this: unknown, ...a: unknown[]) => Promise<unknown>;
+		// keeps `this`: the node calls helpers with its context (n8n-core's helpers use it)
+		helpers[name] = async function (this: unknown, ...args: unknown[]) {
+			return await testClock.whileBusy(async () => await call.apply(this, args));
+		};
+	}
+	return context;
+}
+
 /** Executes a node once over `items`, as n8n would. Throws what the node throws. */
 export async function runNode(run: NodeRun): Promise<INodeExecutionData[][]> {
 	await initBinaryData();
@@ -130,18 +150,20 @@ export async function runNode(run: NodeRun): Promise<INodeExecutionData[][]> {
 	const items = run.items ?? [{ json: {} }];
 	const runExecutionData = createRunExecutionData();
 	const inputData = { main: [items] };
-	const context = new ExecuteContext(
-		workflow,
-		node,
-		additionalData,
-		run.mode ?? 'manual',
-		runExecutionData,
-		0,
-		items,
-		inputData,
-		{ node, data: inputData, source: null },
-		[],
-		run.abortSignal,
+	const context = countWork(
+		new ExecuteContext(
+			workflow,
+			node,
+			additionalData,
+			run.mode ?? 'manual',
+			runExecutionData,
+			0,
+			items,
+			inputData,
+			{ node, data: inputData, source: null },
+			[],
+			run.abortSignal,
+		),
 	);
 	const result = await run.node.execute!.call(context);
 	return result as INodeExecutionData[][];
@@ -157,7 +179,7 @@ export async function runListSearch(
 	await initBinaryData();
 	const { workflow, node, additionalData } = makeWorkflow(run);
 	additionalData.currentNodeParameters = run.parameters;
-	const context = new LoadOptionsContext(workflow, node, additionalData, '');
+	const context = countWork(new LoadOptionsContext(workflow, node, additionalData, ''));
 	const fn = run.node.methods?.listSearch?.[method];
 	if (!fn) throw new Error(`no listSearch method ${method}`);
 	return await fn.call(context, filter, paginationToken);
@@ -176,18 +198,20 @@ export async function runPoll(run: NodeRun & { pollBudgetMs?: number }) {
 	const { workflow, node, additionalData } = makeWorkflow({ ...run, staticData });
 	const mode = run.mode ?? 'trigger';
 	const budget = run.pollBudgetMs;
-	const context = new PollContext(
-		workflow,
-		node,
-		additionalData,
-		mode,
-		mode === 'manual' ? 'manual' : 'activate',
-		undefined,
-		undefined,
-		undefined,
-		undefined,
-		undefined,
-		budget === undefined ? undefined : () => budget,
+	const context = countWork(
+		new PollContext(
+			workflow,
+			node,
+			additionalData,
+			mode,
+			mode === 'manual' ? 'manual' : 'activate',
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			budget === undefined ? undefined : () => budget,
+		),
 	);
 	const result = await run.node.poll!.call(context);
 	const observed = workflow.staticData as IDataObject & { __dataChanged?: boolean };

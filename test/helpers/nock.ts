@@ -6,7 +6,7 @@ import { forgetProcessState } from './processState';
 /**
  * nock patches Node's shared http module, and jest may run several test files in one process:
  * each nock suite blocks real network while it runs and fully removes nock when it ends, so the
- * emulator suites that follow talk real HTTP. Also starts the virtual clock (1000 × real time) and forgets the package's process state.
+ * emulator suites that follow talk real HTTP. Also starts the virtual clock (discrete-event time, see serviceClock.ts) and forgets the package's process state.
  */
 export function useNock() {
 	const state: { clock: ReturnType<typeof installFakeClock> } = {

@@ -24,15 +24,11 @@ let env: Emulated;
 let apiKey: string;
 
 /**
- * A fresh emulator and a key of `rpm` requests per minute; jobs of `jobSeconds`. Scenarios where a
- * 429 meets requests already in flight run the clock at 5 × (not 100 ×), so that the real ms of
- * loopback latency and a busy event loop stay well inside the referee's 500 ms in-flight allowance.
+ * A fresh emulator and a key of `rpm` requests per minute; jobs of `jobSeconds`. The clock is the
+ * discrete-event one: loopback latency and a busy event loop take no virtual time, so the referee's
+ * in-flight allowance is never eaten by how busy the machine is.
  */
-async function service(
-	rpm: number,
-	jobSeconds: number,
-	options: EmulatorOptions & { speed?: number } = {},
-) {
+async function service(rpm: number, jobSeconds: number, options: EmulatorOptions = {}) {
 	env = await startEmulated({
 		jobTiming: { queuedMs: 2000, runningMs: jobSeconds * 1000 - 2000 },
 		...options,
@@ -135,7 +131,7 @@ describe('batches on a rate-limited key (10 requests/minute)', () => {
 
 describe('429s and limits the node cannot foresee', () => {
 	it('a 429 storm with Retry-After on the list and on one download while the others go on', async () => {
-		await service(60, 20, { speed: 5 });
+		await service(60, 20);
 		env.emu.control.injectFault({
 			method: 'GET',
 			path: '/v1/jobs',
@@ -160,7 +156,7 @@ describe('429s and limits the node cannot foresee', () => {
 	});
 
 	it('an IP limit without rate headers holds every key of the service', async () => {
-		await service(60, 20, { speed: 5, ipLimit: { requests: 6, windowMs: 20_000 } });
+		await service(60, 20, { ipLimit: { requests: 6, windowMs: 20_000 } });
 		const other = env.emu.control.createKey({ requestsPerMinute: 60 }).secret;
 		const [[a], [b]] = await Promise.all([
 			runJob(createParams(), prompts(4)),

@@ -164,13 +164,22 @@ describe('Job node: exact requests', () => {
 
 	it('Create with Max Credits quotes first, then creates', async () => {
 		nock(BASE).get('/capabilities').reply(200, capabilities);
-		const scope = nock(BASE)
-			.post('/jobs/quote')
-			.reply(200, {
-				data: { reservedCredits: 8, sufficient: true, available: 100, keyRemaining: null },
-			})
+		const order: string[] = [];
+		nock(BASE)
 			.post('/jobs')
-			.reply(202, { data: job('queued') });
+			.reply(() => {
+				order.push('create');
+				return [202, { data: job('queued') }];
+			});
+		nock(BASE)
+			.post('/jobs/quote')
+			.reply(() => {
+				order.push('quote');
+				return [
+					200,
+					{ data: { reservedCredits: 8, sufficient: true, available: 100, keyRemaining: null } },
+				];
+			});
 		await run({
 			operation: 'create',
 			mode: 'text_to_video',
@@ -179,7 +188,7 @@ describe('Job node: exact requests', () => {
 			aspectRatio: '9:16',
 			options: { maxCredits: 8 },
 		});
-		expect(scope.isDone()).toBe(true);
+		expect(order).toEqual(['quote', 'create']);
 	});
 
 	describe('Max Credits names the real cause when the quote says the job cannot be paid', () => {
@@ -287,8 +296,9 @@ describe('Job node: exact requests', () => {
 			options: { pollInterval: 7 },
 		});
 		expect(polls).toHaveLength(3);
-		expect(polls[1] - polls[0]).toBeGreaterThanOrEqual(7000);
-		expect(polls[2] - polls[1]).toBeGreaterThanOrEqual(7000);
+		// discrete-event clock: an answer takes no virtual time, so the spacing is the interval itself
+		expect(polls[1] - polls[0]).toBe(7000);
+		expect(polls[2] - polls[1]).toBe(7000);
 		expect(item.json.state).toBe('succeeded');
 		expect(item.binary?.data).toMatchObject({ mimeType: 'video/mp4', fileName: `${JOB}.mp4` });
 		expect((await binaryBytes(item)).equals(mp4)).toBe(true);
@@ -330,11 +340,17 @@ describe('Job node: exact requests', () => {
 	});
 
 	it('Wait for Job stops at once when the execution is cancelled, without more polls', async () => {
-		const scope = nock(BASE)
-			.get(`/jobs/${JOB}`)
-			.reply(200, { data: job('running') });
 		const cancel = new AbortController();
-		cancel.abort();
+		let polls = 0;
+		// the execution is cancelled while the first poll is answered; more polls would find answers
+		nock(BASE)
+			.get(`/jobs/${JOB}`)
+			.times(5)
+			.reply(() => {
+				polls++;
+				cancel.abort();
+				return [200, { data: job('running') }];
+			});
 		await expect(
 			runNode({
 				node,
@@ -348,6 +364,6 @@ describe('Job node: exact requests', () => {
 				abortSignal: cancel.signal,
 			}),
 		).rejects.toThrow(/cancelled/);
-		expect(nock.pendingMocks().length + (scope.isDone() ? 1 : 0)).toBe(1);
+		expect(polls).toBe(1);
 	});
 });
