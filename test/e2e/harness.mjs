@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import {
+	HOSTS,
 	cleanEnv,
 	createInstance,
 	ensureHost,
@@ -36,12 +37,24 @@ export const INSTALL_TIMEOUT_MS = 30 * 60_000;
 
 const log = (msg) => process.stderr.write(`[e2e] ${msg}\n`);
 
-/** Host versions to run the suites on (env GS_E2E_HOSTS, default "2"). */
+/**
+ * Host versions to run the suites on (env GS_E2E_HOSTS, default "2"). A list that names no known host is
+ * an error, not an empty run: the suites would otherwise pass with 0 tests.
+ */
 export function e2eHosts() {
-	return (process.env.GS_E2E_HOSTS || '2')
+	const hosts = (process.env.GS_E2E_HOSTS || '2')
 		.split(',')
 		.map((s) => s.trim())
 		.filter(Boolean);
+	const unknown = hosts.filter((h) => !Object.hasOwn(HOSTS, h));
+	if (hosts.length === 0 || unknown.length > 0) {
+		throw new Error(
+			`GS_E2E_HOSTS=${JSON.stringify(process.env.GS_E2E_HOSTS)} names no n8n host to test${
+				unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''
+			}: use ${Object.keys(HOSTS).sort().reverse().join(', ')} or a comma-separated list of them`,
+		);
+	}
+	return hosts;
 }
 
 /** Node type of one of this package's nodes as n8n names it once installed: `<package>.<description.name>`. */
