@@ -325,7 +325,9 @@ export async function startEmulator(options = {}) {
 			Object.entries(emu.control.violationCounts()).filter(([, n]) => n > 0),
 		);
 		const wanted = Object.fromEntries(Object.entries(expected).filter(([, n]) => n > 0));
-		if (JSON.stringify(Object.entries(seen).sort()) === JSON.stringify(Object.entries(wanted).sort()))
+		if (
+			JSON.stringify(Object.entries(seen).sort()) === JSON.stringify(Object.entries(wanted).sort())
+		)
 			return undefined;
 		const list = emu.control
 			.violations()
