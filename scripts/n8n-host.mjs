@@ -640,7 +640,8 @@ function groupRss(pgid) {
 /**
  * Create an isolated n8n instance (a temp user folder) on host `version`.
  * options: fileAccessDir (N8N_RESTRICT_FILE_ACCESS_TO; default <userFolder>/files), env (extra variables),
- * packageTarball (installed right away), log, keep (do not delete the folder on close, for debugging).
+ * packageTarball (installed right away), log, keep (do not delete the folder on close, for debugging),
+ * userFolder (a lasting folder to use instead of a temp one: never deleted on close; `npm start`).
  */
 export async function createInstance({
 	version = '2',
@@ -649,9 +650,14 @@ export async function createInstance({
 	fileAccessDir,
 	log = defaultLog,
 	keep = false,
+	userFolder: lastingFolder,
 } = {}) {
 	const host = await ensureHost({ version, log });
-	const userFolder = await fsp.mkdtemp(path.join(os.tmpdir(), `gs-n8n${host.version}-`));
+	if (lastingFolder) fs.mkdirSync(lastingFolder, { recursive: true });
+	const userFolder = lastingFolder
+		? path.resolve(lastingFolder)
+		: await fsp.mkdtemp(path.join(os.tmpdir(), `gs-n8n${host.version}-`));
+	if (lastingFolder) keep = true;
 	const files = fileAccessDir ? path.resolve(fileAccessDir) : path.join(userFolder, 'files');
 	fs.mkdirSync(files, { recursive: true });
 	const brokerPort = await freePort();
@@ -761,7 +767,8 @@ export async function createInstance({
 
 		async close() {
 			if (keep) {
-				log(`keeping ${userFolder}`);
+				if (!lastingFolder) log(`keeping ${userFolder}`);
+				handedOutPorts.delete(brokerPort);
 				return;
 			}
 			await fsp.rm(userFolder, { recursive: true, force: true });
@@ -1111,11 +1118,14 @@ const pause = (ms) => new Promise((r) => setTimeout(r, ms));
  * `n8n start` for an instance, on a free loopback port (editor + REST API), waiting until it is ready.
  * Returns { base, stop, kill, tail, pid, logFile }: `stop()` asks n8n to shut down (SIGTERM), `kill()`
  * SIGKILLs its whole process group at once (a crash: n8n and its task runner die mid-work). `env` adds
- * or overrides variables (e.g. N8N_LOG_LEVEL). The process group is also killed if this process exits.
- * Used by the trigger's e2e test, the money-safety suite and scripts/screenshots.mjs.
+ * or overrides variables (e.g. N8N_LOG_LEVEL); `port` asks for a port instead of any free one. The process
+ * group is also killed if this process exits. Used by the e2e suites, scripts/screenshots.mjs and `npm start`.
  */
-export async function startServer(inst, { log = defaultLog, env: extraEnv = {} } = {}) {
-	const port = await freePort();
+export async function startServer(
+	inst,
+	{ log = defaultLog, env: extraEnv = {}, port: wanted } = {},
+) {
+	const port = wanted ?? (await freePort());
 	const base = `http://127.0.0.1:${port}`;
 	const logFile = path.join(inst.userFolder, 'n8n-start.log');
 	const logFd = fs.openSync(logFile, 'a');
