@@ -7,18 +7,46 @@ import { CHARACTER_PNG } from '../../emulator/src/samples';
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 
-/** Virtual time: `sleep` moves the clock at once (optionally also waiting `realMs` for real). */
+/**
+ * Virtual time: `sleep` moves the clock at once, or, while the test holds the clock (`hold()`), once the
+ * test releases it: a delayed answer then waits for the test's own step, not for a guess of real time.
+ */
 function virtualClock(start = 1_800_000_000_000) {
+	let gate: Promise<void> | undefined;
 	const clock = {
 		t: start,
-		realMs: 0,
+		/** Sleeps of the emulator waiting for release(). */
+		held: 0,
 		now: () => clock.t,
 		sleep: async (ms: number) => {
-			if (clock.realMs > 0) await sleep(clock.realMs);
+			if (gate) {
+				clock.held++;
+				await gate;
+				clock.held--;
+			}
 			clock.t += ms;
+		},
+		/** Sleeps wait until the returned release() is called. */
+		hold: (): (() => void) => {
+			let release = () => {};
+			gate = new Promise<void>((resolve) => {
+				release = () => {
+					gate = undefined;
+					resolve();
+				};
+			});
+			return release;
 		},
 	};
 	return clock;
+}
+
+/** Waits (real time, bounded) until `done()` holds: for what the emulator does on its own after an answer. */
+async function until(done: () => boolean, what: string, maxMs = 20_000): Promise<void> {
+	for (let waited = 0; !done(); waited += 5) {
+		if (waited > maxMs) throw new Error(`not within ${maxMs} ms: ${what}`);
+		await sleep(5);
+	}
 }
 
 interface Harness {
@@ -263,7 +291,7 @@ describe('referee: each kind is recorded once', () => {
 	});
 
 	test('idempotency_key_changed: a new key while a delayed creation is still unanswered', async () => {
-		h.clock.realMs = 300; // the delay fault really waits, so the client can give up first
+		const release = h.clock.hold(); // the delay fault waits until released, so the client gives up first
 		h.emu.control.injectFault({
 			method: 'POST',
 			path: '/v1/jobs',
@@ -271,18 +299,22 @@ describe('referee: each kind is recorded once', () => {
 			delayMs: 60_000,
 		});
 		const first = idem('slow');
-		await expect(
-			h.call('/jobs', {
-				method: 'POST',
-				headers: { 'Content-Type': 'application/json', 'Idempotency-Key': first },
-				body: JSON.stringify(TEXT_JOB),
-				signal: AbortSignal.timeout(50),
-			}),
-		).rejects.toThrow();
-		h.clock.realMs = 0;
+		const giveUp = new AbortController();
+		const attempt = h.call('/jobs', {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json', 'Idempotency-Key': first },
+			body: JSON.stringify(TEXT_JOB),
+			signal: giveUp.signal,
+		});
+		// the client gives up once the service holds its attempt
+		await until(() => h.clock.held === 1, 'the service holds the first attempt');
+		giveUp.abort();
+		await expect(attempt).rejects.toThrow();
 		expect((await h.createJob(idem('impatient'), TEXT_JOB)).status).toBe(202);
 		expect(kinds(h)).toEqual(['idempotency_key_changed']);
-		await sleep(400); // the delayed attempt is handled (a job is created, the client is gone)
+		release();
+		// the delayed attempt is handled too (a job is created, the client is gone)
+		await until(() => h.emu.control.jobs().length === 2, 'the held attempt creates its job');
 		expect(h.emu.control.jobs()).toHaveLength(2);
 		// Retrying the first attempt with its own key is what the client should have done.
 		expect((await h.createJob(first, TEXT_JOB)).status).toBe(200);
@@ -530,16 +562,17 @@ describe('options that shorten time', () => {
 	test('delay_response: handled at arrival, answered later, so answers arrive out of order with stale rate headers', async () => {
 		const h = await boot();
 		try {
-			h.clock.realMs = 200;
+			const release = h.clock.hold();
 			h.emu.control.injectFault({ path: '/v1/me', action: 'delay_response', delayMs: 1000 });
 			const order: string[] = [];
 			const slowRequest = h.call('/me').then((res) => {
 				order.push('me');
 				return res;
 			});
-			await sleep(50);
+			await until(() => h.clock.held === 1, '/me is handled and held');
 			const fast = await h.call('/balance');
 			order.push('balance');
+			release();
 			const slow = await slowRequest;
 			expect(order).toEqual(['balance', 'me']);
 			expect(slow.status).toBe(200);
