@@ -434,16 +434,29 @@ describe('picking up a recent identical job instead of paying again', () => {
 		expect(posts()).toBe(2 * settings.length);
 	});
 
-	it("a Retry gives each node back its own job (the other node's is kept by the Retry)", async () => {
+	it('a Retry gives the node back its own job, not an older one of the same input', async () => {
+		const [[older]] = await create({ executionId: 'e0', mode: 'trigger' }); // an earlier schedule run
 		const data = newExecutionData();
-		const e1 = { executionId: 'e1', runExecutionData: data };
+		const e1 = { executionId: 'e1', mode: 'trigger' as const, runExecutionData: data };
 		const [[a]] = await create({ ...e1, nodeId: 'a', nodeName: 'Create A' });
 		const [[b]] = await create({ ...e1, nodeId: 'b', nodeName: 'Create B' });
-		// B's execution failed after B; n8n's Retry runs B again with a copy of the execution's data
+		// the execution failed after B; n8n's Retry runs B again with a copy of the execution's data
 		const retry = { executionId: 'e2', mode: 'retry' as const, runExecutionData: copyOf(data) };
 		const [[bAgain]] = await create({ ...retry, nodeId: 'b', nodeName: 'Create B' });
 		expect(bAgain.json).toMatchObject({ id: b.json.id, adopted: true });
-		expect(bAgain.json.id).not.toBe(a.json.id);
+		expect([older.json.id, a.json.id]).not.toContain(bAgain.json.id);
+		expect(posts()).toBe(3);
+	});
+
+	it('a Retry never hands a node the job of another node of the execution (its output is kept)', async () => {
+		const data = newExecutionData();
+		const e1 = { executionId: 'e1', mode: 'trigger' as const, runExecutionData: data };
+		const [[a]] = await create({ ...e1, nodeId: 'a', nodeName: 'Create A' });
+		// the execution failed before B ran; n8n's Retry keeps A's output and runs B
+		const retry = { executionId: 'e2', mode: 'retry' as const, runExecutionData: copyOf(data) };
+		const [[b]] = await create({ ...retry, nodeId: 'b', nodeName: 'Create B' });
+		expect(b.json.adopted).toBe(false);
+		expect(b.json.id).not.toBe(a.json.id);
 		expect(posts()).toBe(2);
 	});
 
