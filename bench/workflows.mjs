@@ -155,7 +155,7 @@ const JOB_BODY = (promptExpr) =>
 
 /**
  * Ours: one Create with Max Credits (quote first) and Wait for Completion (default 5 s poll). Each run
- * gets its own prompt: unattended runs pick up a recent job of the same input by default.
+ * gets its own prompt, so a look-up for a recent job of the same input (where it is on) finds none.
  */
 export function jobOurs(cred, id = 'benchJobOurs', prompt = 'benchmark: a lighthouse in a storm') {
 	return workflow(id, 'job, ours (Create + Max Credits + Wait for Completion)', [

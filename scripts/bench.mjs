@@ -358,7 +358,7 @@ async function main() {
 		const wfs = [];
 		if (opt.only.includes('requests'))
 			for (const T of opt.durations) {
-				// a prompt per run: unattended runs pick up a recent job of the same input by default
+				// a prompt per run, so a look-up for a recent job of the same input (where it is on) picks nothing up
 				const prompt = `benchmark: a lighthouse in a storm, ${T} s job`;
 				wfs.push(
 					W.jobOurs('benchOurs', `benchJobOurs${T}`, prompt),
@@ -543,7 +543,7 @@ async function main() {
 			const reqMet = ours.length > 0 && ours.every((f) => f.ok && f.c.total <= f.min + 1);
 			const delayMet = ours.length > 0 && ours.every((f) => f.ok && f.delay <= POLL_S * 1000);
 			emit(
-				`Ours reads \`GET /v1/capabilities\` once per node run (before the first quote/create) and, in a run not started by hand (\`n8n execute\` is one), one page of \`GET /v1/jobs\` to pick up a recent job of the same input instead of paying twice ("Reuse Identical Recent Job", default: unattended runs); both are counted in "Total" above (capabilities ${ours.map((f) => f.c.capabilities).join(', ')}; job list ${ours.map((f) => f.c.list).join(', ')} for the ${ours.length} runs). Each run has its own prompt, so nothing is picked up.`,
+				`Ours reads \`GET /v1/capabilities\` once per node run (before the first quote/create) and, where "Reuse Identical Recent Job" looks (by default only n8n's Retry and webhook calls; \`n8n execute\` runs in mode \`cli\`, which creates), one page of \`GET /v1/jobs\` to pick up a recent job of the same input instead of paying twice; both are counted in "Total" above (capabilities ${ours.map((f) => f.c.capabilities).join(', ')}; job list ${ours.map((f) => f.c.list).join(', ')} for the ${ours.length} runs). Each run has its own prompt, so nothing is picked up.`,
 			);
 			emit();
 			goals.push({
@@ -553,7 +553,7 @@ async function main() {
 				note: reqMet
 					? `Beyond the minimum's kinds ours sends ${ours.map((f) => `${f.c.capabilities} capabilities + ${f.c.list} job list`)[0]} per run and ${ours.map((f) => `${f.c.polls}`).join(' / ')} polls where the minimum counts ${ours.map((f) => Math.ceil(f.T / POLL_S) + 1).join(' / ')} (looks every ${POLL_S} s from the create answer: the one at T s already sees the job finished, see the detection delay).`
 					: ours.every((f) => f.ok && f.c.total - f.c.list <= f.min + 1 && f.c.list > 0)
-						? `Without the job-list read the totals would be within minimum + 1 (${ours.map((f) => f.c.total - f.c.list).join(', ')}): the extra request is the look-up for a recent job of the same input that unattended runs make by default (Reuse Identical Recent Job), one per node run; set it to "Never" (or use an Idempotency Key) to drop it.`
+						? `Without the job-list read the totals would be within minimum + 1 (${ours.map((f) => f.c.total - f.c.list).join(', ')}): the extra request is the look-up for a recent job of the same input (Reuse Identical Recent Job), one per node run where it looks; set it to "Never" (or use an Idempotency Key) to drop it.`
 						: 'See part 1: the extra requests are listed per kind.',
 			});
 			goals.push({
@@ -826,7 +826,7 @@ async function main() {
 			);
 			emit();
 			emit(
-				`Ours sends ${o.requests - o.creates} request${o.requests - o.creates === 1 ? '' : 's'} besides the creates (${o.route.capabilities} \`GET /v1/capabilities\` and ${o.route.list} \`GET /v1/jobs\`, the look-up for a recent job of the same input that unattended runs make: once per node run). ` +
+				`Ours sends ${o.requests - o.creates} request${o.requests - o.creates === 1 ? '' : 's'} besides the creates (${o.route.capabilities} \`GET /v1/capabilities\` and ${o.route.list} \`GET /v1/jobs\`, the look-up for a recent job of the same input, once per node run where Reuse Identical Recent Job looks). ` +
 					(b.r.ok
 						? `The baseline finished without error here (${b.status429} × 429).`
 						: `The baseline sends every item's request at once (n8n's HTTP Request node does not pace unless its Batching option is set by hand); the ${b.status429} requests over the window's limit got 429 and the node failed the whole run (no item reaches the next node), although ${b.created} jobs were created and charged — re-running it creates them again unless the Idempotency-Keys are stable per row.`),

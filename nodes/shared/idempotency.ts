@@ -19,17 +19,27 @@ export function canonicalJson(value: unknown): string {
 	return JSON.stringify(value);
 }
 
+/** The fields of n8n's execution context (n8n 2.x) this package reads; undefined where n8n has none. */
+export interface ExecutionContextFields {
+	establishedAt?: unknown;
+	source?: unknown;
+	triggerNode?: { name?: unknown; type?: unknown };
+}
+
+/** n8n's execution context (`getExecutionContext()`, n8n 2.x), or undefined on versions without it. */
+export function executionContextOf(ctx: IExecuteFunctions): ExecutionContextFields | undefined {
+	const getContext = (ctx as Partial<IExecuteFunctions>).getExecutionContext;
+	if (typeof getContext !== 'function') return undefined;
+	return (getContext.call(ctx) as ExecutionContextFields | undefined) ?? undefined;
+}
+
 /**
  * What stays the same across n8n's recoveries of one execution: the root execution's start, which n8n
  * copies into every retry of it (n8n 2.x also after a crash; 1.x after a crash only with "save
  * execution progress"). Older n8n without it: the execution id (same execution: Retry On Fail).
  */
 export function executionAnchor(ctx: IExecuteFunctions): string {
-	const getContext = (ctx as Partial<IExecuteFunctions>).getExecutionContext;
-	const context =
-		typeof getContext === 'function'
-			? (getContext.call(ctx) as { establishedAt?: unknown; source?: unknown } | undefined)
-			: undefined;
+	const context = executionContextOf(ctx);
 	if (context && typeof context.establishedAt === 'number') {
 		return `${String(context.source ?? '')}@${context.establishedAt}`;
 	}

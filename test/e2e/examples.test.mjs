@@ -182,8 +182,8 @@ for (const version of e2eHosts()) {
 				const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
 				assertRunOk(t, res);
 				const [job] = outputOf(res, 'Create and Wait');
-				// n8n's second try gets the job back: it picks it up (unattended runs look for a recent job of
-				// the same input first) or, with that off, replays the same Idempotency-Key
+				// n8n's second try gets the job back: it replays the same Idempotency-Key (an `n8n execute`
+				// run, mode cli, does not look for a recent job of the same input by default)
 				assert.ok(job.adopted === true || job.replayed === true, JSON.stringify(job));
 				const posts = jobPosts(emu);
 				assert.ok(posts.length === 3 || posts.length === 4, '3 reset tries (+ 1 replay)');

@@ -13,6 +13,7 @@ import type {
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
+	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
@@ -62,6 +63,20 @@ export interface NodeRun {
 	abortSignal?: AbortSignal;
 	mode?: WorkflowExecuteMode;
 	staticData?: IDataObject;
+	/**
+	 * The execution's data, shared by the nodes of one execution as n8n does (its flow context, its
+	 * execution context); a Retry gets a copy of the retried execution's. A fresh one when absent.
+	 */
+	runExecutionData?: IRunExecutionData;
+}
+
+/** The data of a new execution (for `runExecutionData`), optionally with n8n's execution context. */
+export function newExecutionData(
+	runtimeData?: NonNullable<IRunExecutionData['executionData']>['runtimeData'],
+): IRunExecutionData {
+	const data = createRunExecutionData();
+	if (runtimeData && data.executionData) data.executionData.runtimeData = runtimeData;
+	return data;
 }
 
 function makeWorkflow(run: NodeRun) {
@@ -148,7 +163,7 @@ export async function runNode(run: NodeRun): Promise<INodeExecutionData[][]> {
 	await initBinaryData();
 	const { workflow, node, additionalData } = makeWorkflow(run);
 	const items = run.items ?? [{ json: {} }];
-	const runExecutionData = createRunExecutionData();
+	const runExecutionData = run.runExecutionData ?? createRunExecutionData();
 	const inputData = { main: [items] };
 	const context = countWork(
 		new ExecuteContext(

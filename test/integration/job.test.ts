@@ -4,7 +4,7 @@ import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/Generatio
 import { responses } from '../../emulator/src/schemas';
 import type { Emulated } from '../helpers/emulated';
 import { journalCount, sha256, startEmulated } from '../helpers/emulated';
-import { binaryBytes, runListSearch, runNode } from '../helpers/n8n';
+import { binaryBytes, newExecutionData, runListSearch, runNode } from '../helpers/n8n';
 
 const node = new GenerationServiceJob();
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -344,13 +344,120 @@ describe('picking up a recent identical job instead of paying again', () => {
 	const create = (extra: Partial<Parameters<typeof runNode>[0]> = {}, options: IDataObject = {}) =>
 		run({ operation: 'create', ...textJob, options }, { mode: 'webhook', ...extra });
 	const posts = () => journalCount(env.emu, 'POST', /^\/v1\/jobs$/);
+	/** What n8n hands a Retry: a copy of the retried execution's data (its flow context included). */
+	const copyOf = <T>(data: T): T => JSON.parse(JSON.stringify(data)) as T;
 
-	it('an unattended run (webhook) of another execution picks up the job of the same input', async () => {
+	it('a webhook called again (another execution) picks up the job of the same input', async () => {
 		const [[first]] = await create({ executionId: 'e1' });
 		const [[again]] = await create({ executionId: 'e2' });
 		expect(again.json).toMatchObject({ id: first.json.id, adopted: true });
 		expect(posts()).toBe(1);
 		expect(env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
+	});
+
+	it("n8n's Retry of an execution (mode retry) picks up the job its first try created", async () => {
+		// a schedule's run that crashed after Create (no progress saved): n8n retries it from the trigger
+		const [[first]] = await create({ executionId: 'e1', mode: 'trigger' });
+		const [[retried]] = await create({ executionId: 'e2', mode: 'retry' });
+		expect(retried.json).toMatchObject({ id: first.json.id, adopted: true });
+		expect(posts()).toBe(1);
+	});
+
+	it('a schedule (mode trigger) creates a new job on its next run with the same prompt', async () => {
+		const [[first]] = await create({ executionId: 'e1', mode: 'trigger' });
+		await env.clock.clock.sleep(30 * 60_000); // the next run, 30 minutes later
+		const [[second]] = await create({ executionId: 'e2', mode: 'trigger' });
+		expect(second.json.id).not.toBe(first.json.id);
+		expect(second.json.adopted).toBe(false);
+		expect(posts()).toBe(2);
+	});
+
+	it('deliberate runs create: manual, chat, sub-workflow, CLI, error workflow, evaluation', async () => {
+		const [[first]] = await create({ executionId: 'e0' });
+		const modes = ['manual', 'chat', 'integrated', 'cli', 'error', 'evaluation'] as const;
+		for (const [n, mode] of modes.entries()) {
+			const [[item]] = await create({ executionId: `e${n + 1}`, mode });
+			expect({ mode, adopted: item.json.adopted }).toEqual({ mode, adopted: false });
+			expect(item.json.id).not.toBe(first.json.id);
+		}
+		expect(posts()).toBe(1 + modes.length);
+	});
+
+	it('a message of a production Chat Trigger (a webhook) creates; another webhook picks up', async () => {
+		const started = (at: number, type: string) =>
+			newExecutionData({
+				version: 1,
+				establishedAt: at,
+				source: 'webhook',
+				triggerNode: { name: 'Trigger', type },
+			});
+		const chat = '@n8n/n8n-nodes-langchain.chatTrigger';
+		const [[first]] = await create({ executionId: 'e1', runExecutionData: started(1, chat) });
+		const [[second]] = await create({ executionId: 'e2', runExecutionData: started(2, chat) });
+		expect(second.json.adopted).toBe(false);
+		const hook = 'n8n-nodes-base.webhook';
+		const [[third]] = await create({ executionId: 'e3', runExecutionData: started(3, hook) });
+		expect(third.json).toMatchObject({ id: first.json.id, adopted: true }); // the oldest
+		expect(posts()).toBe(2);
+	});
+
+	it('"In All Unattended Runs" (the former default) also picks up in a schedule\'s run', async () => {
+		const [[first]] = await create({ executionId: 'e1', mode: 'trigger' });
+		const [[second]] = await create(
+			{ executionId: 'e2', mode: 'trigger' },
+			{ reuseRecentJob: 'unattended' },
+		);
+		expect(second.json).toMatchObject({ id: first.json.id, adopted: true });
+		const [[manual]] = await create(
+			{ executionId: 'e3', mode: 'manual' },
+			{ reuseRecentJob: 'unattended' },
+		);
+		expect(manual.json.adopted).toBe(false);
+		expect(posts()).toBe(2);
+	});
+
+	it('two Create nodes with the same prompt in one execution make two jobs, in every setting', async () => {
+		const settings = ['recoveries', 'unattended', 'always'];
+		for (const [n, reuseRecentJob] of settings.entries()) {
+			const execution = { mode: 'webhook' as const, executionId: `e${n}` };
+			const shared = { ...execution, runExecutionData: newExecutionData() };
+			const twoVariants = { operation: 'create', ...textJob, prompt: `variant ${n}` };
+			const params = { ...twoVariants, options: { reuseRecentJob } };
+			const [[a]] = await run(params, { ...shared, nodeId: 'a', nodeName: 'Create A' });
+			const [[b]] = await run(params, { ...shared, nodeId: 'b', nodeName: 'Create B' });
+			expect({ reuseRecentJob, adopted: b.json.adopted }).toEqual({
+				reuseRecentJob,
+				adopted: false,
+			});
+			expect(b.json.id).not.toBe(a.json.id);
+		}
+		expect(posts()).toBe(2 * settings.length);
+	});
+
+	it('a Retry gives the node back its own job, not an older one of the same input', async () => {
+		const [[older]] = await create({ executionId: 'e0', mode: 'trigger' }); // an earlier schedule run
+		const data = newExecutionData();
+		const e1 = { executionId: 'e1', mode: 'trigger' as const, runExecutionData: data };
+		const [[a]] = await create({ ...e1, nodeId: 'a', nodeName: 'Create A' });
+		const [[b]] = await create({ ...e1, nodeId: 'b', nodeName: 'Create B' });
+		// the execution failed after B; n8n's Retry runs B again with a copy of the execution's data
+		const retry = { executionId: 'e2', mode: 'retry' as const, runExecutionData: copyOf(data) };
+		const [[bAgain]] = await create({ ...retry, nodeId: 'b', nodeName: 'Create B' });
+		expect(bAgain.json).toMatchObject({ id: b.json.id, adopted: true });
+		expect([older.json.id, a.json.id]).not.toContain(bAgain.json.id);
+		expect(posts()).toBe(3);
+	});
+
+	it('a Retry never hands a node the job of another node of the execution (its output is kept)', async () => {
+		const data = newExecutionData();
+		const e1 = { executionId: 'e1', mode: 'trigger' as const, runExecutionData: data };
+		const [[a]] = await create({ ...e1, nodeId: 'a', nodeName: 'Create A' });
+		// the execution failed before B ran; n8n's Retry keeps A's output and runs B
+		const retry = { executionId: 'e2', mode: 'retry' as const, runExecutionData: copyOf(data) };
+		const [[b]] = await create({ ...retry, nodeId: 'b', nodeName: 'Create B' });
+		expect(b.json.adopted).toBe(false);
+		expect(b.json.id).not.toBe(a.json.id);
+		expect(posts()).toBe(2);
 	});
 
 	it('a run started in the editor creates a new job, unless "Always"', async () => {

@@ -1,8 +1,9 @@
 import { createHash } from 'crypto';
 import nock from 'nock';
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
+import { DEFAULT_REUSE } from '../../nodes/shared/jobs';
 import { SAMPLE_VIDEO_MP4 } from '../../emulator/src/samples';
 import { TEST_KEY, binaryBytes, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';
@@ -365,5 +366,41 @@ describe('Job node: exact requests', () => {
 			}),
 		).rejects.toThrow(/cancelled/);
 		expect(polls).toBe(1);
+	});
+});
+
+describe('Create form: what happens by default is said in the form', () => {
+	const createFields = node.description.properties.filter((p) =>
+		p.displayOptions?.show?.operation?.includes('create'),
+	);
+	const optionsOf = () =>
+		createFields.find((p) => p.name === 'options')?.options as INodeProperties[];
+
+	it('a notice says which runs pick up a recent job and that no cost limit applies by default', () => {
+		const notices = createFields.filter((p) => p.type === 'notice');
+		expect(notices).toHaveLength(1);
+		const text = notices[0].displayName;
+		expect(text).toMatch(/every run creates a new job/);
+		expect(text).toMatch(/Retry of an execution and webhook calls/);
+		expect(text).toMatch(/No cost limit applies unless you add Options → Max Credits/);
+	});
+
+	it('Reuse Identical Recent Job: the form shows the default the node applies, with a hint', () => {
+		const reuse = optionsOf().find((p) => p.name === 'reuseRecentJob')!;
+		expect(reuse.default).toBe(DEFAULT_REUSE);
+		expect(DEFAULT_REUSE).toBe('recoveries');
+		expect((reuse.options as Array<{ value: string }>).map((o) => o.value)).toEqual([
+			'recoveries',
+			'unattended',
+			'always',
+			'never',
+		]);
+		expect(reuse.hint).toMatch(/only retries and webhook calls/);
+	});
+
+	it('Max Credits says it is a per-job limit that applies only when added', () => {
+		const maxCredits = optionsOf().find((p) => p.name === 'maxCredits')!;
+		expect(maxCredits.description).toMatch(/Without this option there is no limit/);
+		expect(maxCredits.hint).toMatch(/each job/);
 	});
 });

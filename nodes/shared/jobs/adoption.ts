@@ -1,8 +1,8 @@
 // Picking up a job this intent already created (same input, recent, not failed), so a retried,
-// recovered or re-run execution does not pay again.
+// recovered or re-run execution does not pay again — while deliberate repeats create.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { canonicalJson } from '../idempotency';
+import { canonicalJson, executionContextOf } from '../idempotency';
 import type { RunState } from '../router';
 import type { Page } from '../transport';
 import { apiRequest, now } from '../transport';
@@ -11,6 +11,99 @@ import { rememberJobs } from './reads';
 
 /** Pages of GET /jobs read at most to look back (100 jobs each). */
 const MAX_PAGES = 10;
+
+/**
+ * "Reuse Identical Recent Job":
+ * - `recoveries` (default): only in runs that are most likely a recovery — n8n's Retry of an execution
+ *   (mode `retry`) and a webhook call (mode `webhook`, a caller that calls again after a crash), except
+ *   a message of the Chat Trigger. Schedules and other triggers (`trigger`), manual runs (`manual`), chat
+ *   (`chat`, a Chat Trigger's webhook), sub-workflows (`integrated`), the CLI (`cli`), error workflows
+ *   (`error`), evaluations and agents create.
+ * - `unattended`: every run not started by hand (all modes but `manual`) — the default up to 0.2.0.
+ * - `always` / `never`.
+ */
+export type ReuseRecentJob = 'recoveries' | 'unattended' | 'always' | 'never';
+export const DEFAULT_REUSE: ReuseRecentJob = 'recoveries';
+
+/** The modes in which a repeat of the same input is most likely a recovery, not a new intent. */
+const RECOVERY_MODES: readonly string[] = ['retry', 'webhook'];
+
+/** Whether this run looks for a recent job of the same input before creating one. */
+export function reuseApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob): boolean {
+	if (reuse === 'always') return true;
+	if (reuse === 'never') return false;
+	const mode = ctx.getMode();
+	if (reuse === 'unattended') return mode !== 'manual';
+	if (!RECOVERY_MODES.includes(mode)) return false;
+	if (mode === 'webhook') {
+		// A production Chat Trigger answers chat messages through a webhook: each message is a request.
+		const trigger = executionContextOf(ctx)?.triggerNode?.type;
+		if (typeof trigger === 'string' && /\.chatTrigger$/i.test(trigger)) return false;
+	}
+	return true;
+}
+
+/*
+ * Jobs an execution created or picked up, shared by all its nodes: the job list does not tell which
+ * execution created a job (a Job carries no key or metadata), so the nodes record it themselves in
+ * the execution's flow context (n8n's `getContext('flow')`: part of the execution's data, kept while it
+ * waits, and copied into a Retry of it). Each entry names the execution and the node.
+ * - Same execution: never picked up again — two Create nodes (or a loop) with one input make two jobs.
+ * - An earlier try of this execution (the record came with n8n's Retry): picked up only by the node
+ *   that used it, and that node takes it first — the other nodes' outputs are kept by the Retry.
+ * Where the flow context is not offered, a bounded process-wide record per execution id stands in.
+ */
+const RECORD_KEY = 'generationServiceJobs';
+/** Entries kept per execution: twice the jobs the look-back can list. */
+const MAX_RECORDED = MAX_PAGES * 100 * 2;
+/** Executions the process-wide stand-in remembers. */
+const MAX_FALLBACK_EXECUTIONS = 200;
+
+interface UsedJob {
+	id: string;
+	execution: string;
+	node: string;
+}
+
+const fallbackRecords = new Map<string, UsedJob[]>();
+
+function recordOf(ctx: IExecuteFunctions): UsedJob[] {
+	const getContext = (ctx as Partial<IExecuteFunctions>).getContext;
+	if (typeof getContext === 'function') {
+		try {
+			const flow = getContext.call(ctx, 'flow') as IDataObject;
+			if (!Array.isArray(flow[RECORD_KEY])) flow[RECORD_KEY] = [];
+			return flow[RECORD_KEY] as unknown as UsedJob[];
+		} catch {
+			// no execution data in this context: the process-wide record below
+		}
+	}
+	const execution = ctx.getExecutionId() ?? '';
+	let record = fallbackRecords.get(execution);
+	if (!record) {
+		record = [];
+		fallbackRecords.set(execution, record);
+		if (fallbackRecords.size > MAX_FALLBACK_EXECUTIONS) {
+			fallbackRecords.delete(fallbackRecords.keys().next().value as string);
+		}
+	}
+	return record;
+}
+
+function nodeKey(ctx: IExecuteFunctions): string {
+	const node = ctx.getNode();
+	return node.id ?? node.name;
+}
+
+/** Records that this execution (this node) created or picked up `jobId`. */
+export function recordUsedJob(ctx: IExecuteFunctions, jobId: string): void {
+	const record = recordOf(ctx);
+	const execution = ctx.getExecutionId() ?? '';
+	const node = nodeKey(ctx);
+	if (record.some((e) => e.id === jobId && e.execution === execution && e.node === node)) return;
+	record.push({ id: jobId, execution, node });
+	if (record.length > MAX_RECORDED) record.splice(0, record.length - MAX_RECORDED);
+}
 
 /** The JobInput as the service stores it (defaults filled in), for comparing inputs. */
 function normalized(input: IDataObject | undefined): string {
@@ -61,8 +154,10 @@ async function recentJobs(
 }
 
 /**
- * A job created in the last `lookBackMinutes` with exactly this input, not failed, and not already
- * claimed by another item of this run — or undefined. The caller claims what it adopts.
+ * A job created in the last `lookBackMinutes` with exactly this input, not failed, not already
+ * claimed by another item of this run, and not created or picked up by this execution (another node,
+ * an earlier node run) — or undefined. Jobs this node used in an earlier try of a retried execution
+ * come first. The caller claims (and records) what it adopts.
  */
 export async function findAdoptable(
 	ctx: IExecuteFunctions,
@@ -74,11 +169,26 @@ export async function findAdoptable(
 ): Promise<Job | undefined> {
 	const wanted = normalized(input);
 	const recent = await recentJobs(ctx, state, lookBackMinutes * 60_000, itemIndex, maxWaitSeconds);
+	const execution = ctx.getExecutionId() ?? '';
+	const node = nodeKey(ctx);
+	const thisExecution = new Set<string>();
+	const earlierTryOfThisNode = new Set<string>();
+	const earlierTryOfOtherNodes = new Set<string>();
+	for (const used of recordOf(ctx)) {
+		if (used.execution === execution) thisExecution.add(used.id);
+		else if (used.node === node) earlierTryOfThisNode.add(used.id);
+		else earlierTryOfOtherNodes.add(used.id);
+	}
 	// Oldest first: a retried batch picks its jobs up in the order they were created.
-	return [...recent]
+	const candidates = [...recent]
 		.reverse()
-		.find(
+		.filter(
 			(job) =>
-				job.state !== 'failed' && !state.claimed.has(job.id) && normalized(job.input) === wanted,
+				job.state !== 'failed' &&
+				!state.claimed.has(job.id) &&
+				!thisExecution.has(job.id) &&
+				(earlierTryOfThisNode.has(job.id) || !earlierTryOfOtherNodes.has(job.id)) &&
+				normalized(job.input) === wanted,
 		);
+	return candidates.find((job) => earlierTryOfThisNode.has(job.id)) ?? candidates[0];
 }

@@ -14,4 +14,5 @@ export {
 export { downloadJobOutput, failedJobError, finishedItem } from './output';
 export { readWaitOptions, waitForJob } from './waiting';
 export type { WaitOptions } from './waiting';
-export { findAdoptable } from './adoption';
+export { DEFAULT_REUSE, findAdoptable, recordUsedJob, reuseApplies } from './adoption';
+export type { ReuseRecentJob } from './adoption';

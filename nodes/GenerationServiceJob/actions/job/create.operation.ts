@@ -14,14 +14,17 @@ import {
 import { jobInputFields } from '../../../shared/descriptions/jobInput';
 import { waitOptions } from '../../../shared/descriptions/wait';
 import { checkIdempotencyKey, deriveIdempotencyKey } from '../../../shared/idempotency';
-import type { Job } from '../../../shared/jobs';
+import type { Job, ReuseRecentJob } from '../../../shared/jobs';
 import {
 	ensureGenerationAvailable,
+	DEFAULT_REUSE,
 	findAdoptable,
 	guardCost,
 	readGeneration,
 	readWaitOptions,
+	recordUsedJob,
 	rememberJobs,
+	reuseApplies,
 	waitForJob,
 } from '../../../shared/jobs';
 import type { RunState } from '../../../shared/router';
@@ -32,6 +35,13 @@ export const DEFAULT_REUSE_MINUTES = 60;
 
 const properties: INodeProperties[] = [
 	...jobInputFields(),
+	{
+		displayName:
+			"Creating a job spends credits. By default every run creates a new job, except n8n's Retry of an execution and webhook calls, which pick up a job of the same input from the last 60 minutes instead of paying again (Options → Reuse Identical Recent Job). No cost limit applies unless you add Options → Max Credits.",
+		name: 'createNotice',
+		type: 'notice',
+		default: '',
+	},
 	optionsCollection([
 		{
 			displayName: 'Idempotency Key',
@@ -49,20 +59,27 @@ const properties: INodeProperties[] = [
 			typeOptions: { minValue: 1 },
 			default: 50,
 			description:
-				'Quote first and refuse, creating nothing, when the job would reserve more credits than this or the account or key cannot pay (the error names why)',
+				'Quote first and refuse, creating nothing, when the job would reserve more credits than this or the account or key cannot pay (the error names why). Without this option there is no limit: the job reserves what the service quotes.',
+			hint: 'Applies to each job (each item) separately',
 		},
 		maxRateLimitWaitOption,
 		{
 			displayName: 'Reuse Identical Recent Job',
 			name: 'reuseRecentJob',
 			type: 'options',
-			default: 'unattended',
+			default: DEFAULT_REUSE,
 			options: [
 				{
-					name: 'In Unattended Runs',
+					name: 'On Recoveries (Default)',
+					value: 'recoveries',
+					description:
+						"Only n8n's Retry of an execution and webhook calls (a caller that calls again after a crash) pick up a recent job of the same input. Schedules and other triggers, chat messages, manual runs, sub-workflows and the CLI create a new job.",
+				},
+				{
+					name: 'In All Unattended Runs',
 					value: 'unattended',
 					description:
-						'Webhook, trigger, schedule and sub-workflow runs and n8n retries pick up a job of the same input created recently instead of paying again (e.g. after a crash, the caller calls again); runs you start in the editor create a new job',
+						'Every run not started by hand (webhook, schedule, other triggers, sub-workflow, CLI, retries) picks up a recent job of the same input; e.g. for a trigger that delivers a message again after a crash',
 				},
 				{
 					name: 'Always',
@@ -76,7 +93,8 @@ const properties: INodeProperties[] = [
 				},
 			],
 			description:
-				'Whether to look for a job with exactly the same input, created recently and not failed, and output it (adopted = true) instead of creating one. A run whose intent is a new video with the same input needs "Never" or a different input. Not used when an Idempotency Key is set.',
+				'Whether to look for a job with exactly the same input, created recently and not failed, and output it (adopted = true) instead of creating one. A job this execution already created or picked up (in another node, another item or a loop) is never picked up again. Not used when an Idempotency Key is set.',
+			hint: 'Default: only retries and webhook calls pick up a recent identical job; every other run creates one',
 		},
 		{
 			displayName: 'Reuse Look-Back (Minutes)',
@@ -108,15 +126,16 @@ interface CreateOptions extends IDataObject {
 	idempotencyKey?: string;
 	maxCredits?: number;
 	maxRateLimitWait?: number;
-	reuseRecentJob?: 'unattended' | 'always' | 'never';
+	reuseRecentJob?: ReuseRecentJob;
 	reuseWithinMinutes?: number;
 	waitForCompletion?: boolean;
 }
 
 /**
  * POST /jobs: reserves the quoted credits and queues the generation (spends credits). Never pays twice
- * for one intent: a job of the same input created recently is picked up instead (unless turned off),
- * and the Idempotency-Key is stable for the intent, so retries replay the same job.
+ * for one intent: the Idempotency-Key is stable for the intent, so retries replay the same job; in a
+ * run that is most likely a recovery (n8n's Retry, a webhook call; see reuseApplies) a job of the same
+ * input created recently, and not by this execution, is picked up instead. Other runs create.
  */
 export async function execute(
 	this: IExecuteFunctions,
@@ -131,13 +150,12 @@ export async function execute(
 		: deriveIdempotencyKey(this, i, 'job', input);
 	const waitOpts = options.waitForCompletion ? readWaitOptions(this, i, options) : undefined;
 	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
-	const reuse = options.reuseRecentJob ?? 'unattended';
+	const reuse = options.reuseRecentJob ?? DEFAULT_REUSE;
 	const reuseMinutes = Number(options.reuseWithinMinutes ?? DEFAULT_REUSE_MINUTES);
 
 	let job: Job | undefined;
 	let adopted = false;
-	const byHand = this.getMode() === 'manual';
-	if (!customKey && (reuse === 'always' || (reuse === 'unattended' && !byHand))) {
+	if (!customKey && reuseApplies(this, reuse)) {
 		job = await findAdoptable(this, state, input, reuseMinutes, i, maxWaitSeconds);
 		adopted = job !== undefined;
 	}
@@ -163,6 +181,7 @@ export async function execute(
 		await rememberJobs(this, [job]);
 	}
 	state.claimed.add(job.id);
+	recordUsedJob(this, job.id);
 	this.logger.info(
 		adopted
 			? `Generation Service job ${job.id} picked up (${job.state}): same input created recently, nothing charged again`
