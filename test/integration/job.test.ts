@@ -5,6 +5,7 @@ import { responses } from '../../emulator/src/schemas';
 import type { Emulated } from '../helpers/emulated';
 import { journalCount, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runListSearch, runNode } from '../helpers/n8n';
+import { testClock } from '../helpers/serviceClock';
 
 const node = new GenerationServiceJob();
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -337,6 +338,35 @@ describe('Job node against the emulator', () => {
 			.find((e) => e.method === 'GET' && e.path === '/v1/jobs');
 		// one interval after the last create of the burst, not after the first (which sees the last ones late)
 		expect(firstLook!.at).toBeGreaterThanOrEqual(Math.max(...created) + 5000);
+	});
+
+	it('a look that is due always finds room in the window: creates never take its last request', async () => {
+		// a key of 10 requests a minute, a batch of 10 that starts 40 s into the minute, jobs of 4 s: the 10
+		// creates alone would use up the window just before the first look is due (45 s)
+		const apiKey = env.emu.control.createKey({ requestsPerMinute: 10 }).secret;
+		testClock.useAuto(Math.floor(env.clock.clock.now() / 60_000) * 60_000 + 40_000);
+		env.emu.control.setJobTiming({ queuedMs: 1000, runningMs: 3000 });
+		const items = Array.from({ length: 10 }, (_, n) => ({ json: { n } }));
+		const [out] = await run(
+			{
+				operation: 'create',
+				...textJob,
+				prompt: '={{ "take " + $json.n }}',
+				options: { waitForCompletion: true },
+			},
+			{ items, credentials: { apiKey, baseUrl: env.emu.baseUrl } },
+		);
+		expect(out.map((i) => i.json.state)).toEqual(Array(10).fill('succeeded'));
+		const looks = env.emu.control
+			.journal()
+			.filter((e) => e.method === 'GET' && e.path === '/v1/jobs' && e.status === 200)
+			.map((e) => e.at);
+		// every job is seen finished by a look within one poll interval (5 s) of its end
+		for (const job of env.emu.control.jobs()) {
+			const seenAt = looks.find((at) => at >= job.updatedAt);
+			expect(seenAt).toBeDefined();
+			expect(seenAt! - job.updatedAt).toBeLessThanOrEqual(5000);
+		}
 	});
 });
 

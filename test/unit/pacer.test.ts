@@ -6,7 +6,7 @@ import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { PACING, apiRequest, processPacing } from '../../nodes/shared/transport';
+import { PACING, announceLook, apiRequest, processPacing } from '../../nodes/shared/transport';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';
 import { probeNode } from '../helpers/probe-node';
@@ -391,6 +391,28 @@ describe('priorities', () => {
 			return {};
 		});
 		expect(order).toEqual(['create', 'create', 'create', 'transfer']);
+	});
+
+	it("keeps the window's last request for a look a watcher has due within it, until the look is withdrawn", async () => {
+		const limit = 6;
+		let counted = 0;
+		const reset = windowEnd(now());
+		const arrivals = answer('/balance', limit, () => {
+			counted++;
+			return [200, ok({}), rate(limit - counted, reset, limit)];
+		});
+		await call(async function () {
+			await getIn(this, '/balance'); // learns the window: 5 left
+			const watcher = {};
+			await announceLook(this, watcher, now() + 5000);
+			for (let i = 0; i < 4; i++) await getIn(this, '/balance'); // 1 left: the look's
+			const held = getIn(this, '/balance');
+			await testClock.sleep(2000);
+			expect(arrivals).toHaveLength(5);
+			await announceLook(this, watcher, undefined); // e.g. the batch ended
+			return await held;
+		});
+		expect(arrivals[5] - arrivals[0]).toBe(2000);
 	});
 
 	it('alone on a key, job reads are not spaced either', async () => {

@@ -45,10 +45,10 @@ export interface AcquireOptions {
 /**
  * The pacer of one key. It keeps the newest view of the key's rate window (RateWindow), counts its own
  * requests still in flight against it, orders waiters by priority, honours every Retry-After for
- * the whole key (and `ip_rate_limited` for every key of the base URL), and stops everything once the
- * key is refused. Alone on the key it sends as fast as the window allows; once the service counts
- * requests this process did not send, it spreads the budget and keeps a reserve, until a window passes
- * with none seen.
+ * the whole key (and `ip_rate_limited` for every key of the base URL), keeps room in the window for the
+ * job looks that watchers announced, and stops everything once the key is refused. Alone on the key it
+ * sends as fast as the window allows; once the service counts requests this process did not send, it
+ * spreads the budget and keeps a reserve, until a window passes with none seen.
  */
 export class KeyPacer {
 	/** The 401 that refused this key: nothing more is sent with it. */
@@ -63,6 +63,8 @@ export class KeyPacer {
 	private lastNormalAt = -Infinity;
 	private readonly waiters: Waiter[] = [];
 	private waiterSeq = 0;
+	/** When each watcher's next job look (priority 'poll') is due, by watcher. */
+	private readonly looks = new Map<object, number>();
 
 	constructor(
 		private readonly ipBlocks: Map<string, Block>,
@@ -113,6 +115,17 @@ export class KeyPacer {
 		this.wakeAll();
 	}
 
+	/**
+	 * `owner` (a job watcher) will send its next look — a job list or job read, priority 'poll' — at `at`;
+	 * undefined: it sends no more. While a look is due within the rate window, other requests leave it
+	 * room: they never take the window's last request, so a finished job is seen on time.
+	 */
+	expectLook(owner: object, at: number | undefined): void {
+		if (at === undefined) this.looks.delete(owner);
+		else this.looks.set(owner, at);
+		this.wakeAll();
+	}
+
 	/** A 429: hold the key (or the base URL, or uploads) until Retry-After has passed. */
 	slowDown(info: ServiceErrorInfo, retryAfterSeconds: number | undefined): void {
 		const now = clock.now();
@@ -142,9 +155,20 @@ export class KeyPacer {
 		return Math.max(this.keyBlock?.until ?? 0, this.ipBlocks.get(this.baseUrl)?.until ?? 0);
 	}
 
-	/** Requests of the window a request of `priority` must leave unused: the shared key's reserve. */
-	private reserve(_priority: Priority, _window: Window, now: number): number {
-		return this.rate.isShared(now) ? PACING.sharedReserve : 0;
+	/**
+	 * Requests of the window a request of `priority` must leave unused: the shared key's reserve, and one
+	 * for each look a watcher has due within the window (the looks themselves may take those).
+	 */
+	private reserve(priority: Priority, window: Window, now: number): number {
+		let reserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
+		if (priority === 'poll') return reserve;
+		const windowEnd = window.resetAt + this.rate.marginMs();
+		for (const [owner, at] of this.looks) {
+			// a watcher that is gone without saying so would otherwise hold room forever
+			if (at < now - PACING.defaultWindowMs) this.looks.delete(owner);
+			else if (at < windowEnd) reserve++;
+		}
+		return reserve;
 	}
 
 	/** When a request may leave (`at`), and the service-imposed part of that wait (`block`). */
