@@ -15,3 +15,5 @@ export { downloadJobOutput, failedJobError, finishedItem } from './output';
 export { readWaitOptions, waitForJob } from './waiting';
 export type { WaitOptions } from './waiting';
 export { findAdoptable } from './adoption';
+export { RunBudget } from './budget';
+export type { BudgetHold } from './budget';
