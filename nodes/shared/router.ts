@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { RunBudget } from './jobs/budget';
 import { JobWatcher } from './jobs/watcher';
 
 /** How many downloads of one node run stream at once (each is paced by the key's pacer anyway). */
@@ -31,6 +32,8 @@ export class RunState {
 	readonly cache = new Map<string, unknown>();
 	/** Jobs an item of this run created or picked up: no other item may pick them up again. */
 	readonly claimed = new Set<string>();
+	/** Credits reserved by this run's jobs, for Create's "Max Credits for This Run". */
+	readonly budget = new RunBudget();
 	readonly downloads = new Limiter(DOWNLOAD_CONCURRENCY);
 	/** Work an item goes on with after its execute() returned (waiting for its job), by item index. */
 	readonly continued = new Map<number, Promise<INodeExecutionData[]>>();
@@ -108,6 +111,7 @@ export function errorItem(error: unknown, itemIndex: number): INodeExecutionData
 	if (e.context?.requestId) json.requestId = e.context.requestId;
 	if (e.context?.jobId) json.jobId = e.context.jobId;
 	if (e.context?.job) json.job = e.context.job;
+	if (e.context?.jobsOfRun) json.jobsOfRun = e.context.jobsOfRun;
 	if (e.httpCode) json.httpCode = e.httpCode;
 	return { json, pairedItem: { item: itemIndex } };
 }

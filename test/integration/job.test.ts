@@ -5,6 +5,7 @@ import { responses } from '../../emulator/src/schemas';
 import type { Emulated } from '../helpers/emulated';
 import { journalCount, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, newExecutionData, runListSearch, runNode } from '../helpers/n8n';
+import { testClock } from '../helpers/serviceClock';
 
 const node = new GenerationServiceJob();
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -338,6 +339,35 @@ describe('Job node against the emulator', () => {
 		// one interval after the last create of the burst, not after the first (which sees the last ones late)
 		expect(firstLook!.at).toBeGreaterThanOrEqual(Math.max(...created) + 5000);
 	});
+
+	it('a look that is due always finds room in the window: creates never take its last request', async () => {
+		// a key of 10 requests a minute, a batch of 10 that starts 40 s into the minute, jobs of 4 s: the 10
+		// creates alone would use up the window just before the first look is due (45 s)
+		const apiKey = env.emu.control.createKey({ requestsPerMinute: 10 }).secret;
+		testClock.useAuto(Math.floor(env.clock.clock.now() / 60_000) * 60_000 + 40_000);
+		env.emu.control.setJobTiming({ queuedMs: 1000, runningMs: 3000 });
+		const items = Array.from({ length: 10 }, (_, n) => ({ json: { n } }));
+		const [out] = await run(
+			{
+				operation: 'create',
+				...textJob,
+				prompt: '={{ "take " + $json.n }}',
+				options: { waitForCompletion: true },
+			},
+			{ items, credentials: { apiKey, baseUrl: env.emu.baseUrl } },
+		);
+		expect(out.map((i) => i.json.state)).toEqual(Array(10).fill('succeeded'));
+		const looks = env.emu.control
+			.journal()
+			.filter((e) => e.method === 'GET' && e.path === '/v1/jobs' && e.status === 200)
+			.map((e) => e.at);
+		// every job is seen finished by a look within one poll interval (5 s) of its end
+		for (const job of env.emu.control.jobs()) {
+			const seenAt = looks.find((at) => at >= job.updatedAt);
+			expect(seenAt).toBeDefined();
+			expect(seenAt! - job.updatedAt).toBeLessThanOrEqual(5000);
+		}
+	});
 });
 
 describe('picking up a recent identical job instead of paying again', () => {
@@ -508,5 +538,87 @@ describe('picking up a recent identical job instead of paying again', () => {
 		await env.clock.clock.sleep(61_000); // past the 1-minute look-back
 		const [[late]] = await create({ executionId: 'e3' }, { reuseWithinMinutes: 1 });
 		expect(late.json.adopted).toBe(false);
+	});
+});
+
+describe('Max Credits for This Run', () => {
+	const items = (n: number) => Array.from({ length: n }, (_, i) => ({ json: { n: i } }));
+	const batch = (options: IDataObject) => ({
+		operation: 'create',
+		...textJob,
+		prompt: '={{ "take " + $json.n }}',
+		options,
+	});
+	const posts = () => journalCount(env.emu, 'POST', /^\/v1\/jobs$/);
+	const quotes = () => journalCount(env.emu, 'POST', /^\/v1\/jobs\/quote$/);
+	const reserves = () => env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve');
+
+	it('stops the first item over the budget before creating, naming budget, reserved credits and jobs', async () => {
+		// 8 credits a job: 2 fit in 20, the third would make 24
+		const error = await fails(
+			run(batch({ maxCreditsPerRun: 20, maxCredits: 10 }), { items: items(4) }),
+		);
+		const ids = env.emu.control
+			.jobs()
+			.map((j) => j.id)
+			.reverse();
+		expect(ids).toHaveLength(2);
+		expect(error.message).toBe(
+			`Max Credits for This Run is 20 credits and 16 are already reserved (by 2 jobs of this run: ${ids.join(', ')}), so this item's job, quoted at 8, would go over it. Nothing was created for this item and nothing was reserved.`,
+		);
+		expect(error.context).toMatchObject({ errorCode: 'run_budget_exceeded', itemIndex: 2 });
+		expect(posts()).toBe(2);
+		// the quotes Max Credits makes anyway, one per item that got that far: none extra for the budget
+		expect(quotes()).toBe(3);
+		expect(env.emu.control.ledger().balance.reserved).toBe(16);
+	});
+
+	it('counts a replayed job once: within a run (same Idempotency Key) and when the run is retried', async () => {
+		// three items with one key: one job, replayed twice, 8 credits against a budget of 10
+		const idempotencyKey = ['row', '000042', 'video', 'v1'].join('-');
+		const [same] = await run(
+			{ operation: 'create', ...textJob, options: { maxCreditsPerRun: 10, idempotencyKey } },
+			{ items: items(3) },
+		);
+		expect(same.map((i) => i.json.replayed)).toEqual([false, true, true]);
+		expect(new Set(same.map((i) => i.json.id)).size).toBe(1);
+		// a retry of a run that stopped at its budget replays its jobs (each once) and stops at the same item
+		await fails(run(batch({ maxCreditsPerRun: 20 }), { items: items(3), executionId: 'e2' }));
+		const retried = await fails(
+			run(batch({ maxCreditsPerRun: 20 }), { items: items(3), executionId: 'e2' }),
+		);
+		expect(retried.message).toContain('16 are already reserved (by 2 jobs of this run: ');
+		expect(posts()).toBe(3 + 2 + 2);
+		expect(reserves()).toHaveLength(1 + 2);
+	});
+
+	it('counts a picked-up job once', async () => {
+		await run(batch({}), { items: items(2), mode: 'webhook', executionId: 'e1' });
+		// an unattended run of the same inputs picks both up (16 counted), the third item would make 24
+		const error = await fails(
+			run(batch({ maxCreditsPerRun: 20 }), { items: items(3), mode: 'webhook', executionId: 'e2' }),
+		);
+		expect(error.message).toContain('16 are already reserved (by 2 jobs of this run: ');
+		expect(posts()).toBe(2);
+	});
+
+	it('with Continue On Fail: an error item for each item over the budget, paired with its input', async () => {
+		const [out] = await run(batch({ maxCreditsPerRun: 20 }), {
+			items: items(4),
+			continueOnFail: true,
+		});
+		expect(out.map((i) => [i.json.state ?? i.json.code, i.pairedItem])).toEqual([
+			['queued', { item: 0 }],
+			['queued', { item: 1 }],
+			['run_budget_exceeded', { item: 2 }],
+			['run_budget_exceeded', { item: 3 }],
+		]);
+		const ids = [out[0].json.id, out[1].json.id];
+		for (const failed of out.slice(2)) {
+			expect(failed.json.error).toContain('Max Credits for This Run is 20 credits and 16 are');
+			expect(failed.json.jobsOfRun).toEqual(ids);
+		}
+		expect(posts()).toBe(2);
+		expect(env.emu.control.ledger().balance.reserved).toBe(16);
 	});
 });

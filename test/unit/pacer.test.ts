@@ -6,7 +6,7 @@ import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { PACING, apiRequest, processPacing } from '../../nodes/shared/transport';
+import { PACING, announceLook, apiRequest, processPacing } from '../../nodes/shared/transport';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';
 import { probeNode } from '../helpers/probe-node';
@@ -266,26 +266,49 @@ describe('the rate window', () => {
 		expect(refused).toBe(0);
 	});
 
-	it('alone on a key: sends freely, then spreads the last quarter of the window over the time left', async () => {
+	it('alone on a key: not spread — every request of the window leaves at once while Remaining > 0, then waits for the reset', async () => {
 		const reset = windowEnd(now());
 		const limit = 12;
-		let remaining = limit;
-		// answers consistent with this process being the only user of the key
-		const arrivals = answer('/balance', limit, () => [
-			200,
-			ok({}),
-			rate(--remaining, reset, limit),
-		]);
+		const counted = new Map<number, number>();
+		// answers consistent with this process being the only user of the key, over two windows
+		const arrivals = answer('/balance', limit + 3, () => {
+			const end = windowEnd(now());
+			const n = (counted.get(end) ?? 0) + 1;
+			counted.set(end, n);
+			return [200, ok({}), rate(limit - n, end, limit)];
+		});
 		await call(async function () {
-			for (let i = 0; i < limit; i++) await getIn(this, '/balance');
+			for (let i = 0; i < limit + 3; i++) await getIn(this, '/balance');
 			return {};
 		});
-		const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]);
-		// 11 down to 4 left: no waiting between requests
-		for (const gap of gaps.slice(0, 7)) expect(gap).toBeLessThan(3000);
-		// 3 left and fewer: spaced over what is left of the window, all still inside it
-		for (const gap of gaps.slice(8)) expect(gap).toBeGreaterThan(5000);
-		expect(arrivals[limit - 1]).toBeLessThan(reset * 1000);
+		// the whole window's budget at once: no request waits for another
+		for (const at of arrivals.slice(0, limit)) expect(at).toBe(arrivals[0]);
+		// then the reset, and the next window's requests at once again
+		expect(arrivals[limit]).toBe(reset * 1000 + PACING.resetMarginMs);
+		for (const at of arrivals.slice(limit)) expect(at).toBe(arrivals[limit]);
+	});
+
+	it('a request lost on the way (the service counted it, no answer came) does not pass for another process', async () => {
+		const limit = 10;
+		let counted = 0;
+		const arrivals: number[] = [];
+		nock(BASE)
+			.get('/balance')
+			.replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))
+			.get('/balance')
+			.times(limit)
+			.reply(() => {
+				arrivals.push(now());
+				counted++;
+				return [200, ok({}), rate(limit - counted - 1, windowEnd(now()), limit)];
+			});
+		// the service counted the reset request too: its first answer shows one more than was answered
+		await call(async function () {
+			for (let i = 0; i < limit - 1; i++) await getIn(this, '/balance');
+			return {};
+		});
+		// still alone: the rest of the window leaves at once, not spread
+		for (const at of arrivals.slice(1)) expect(at).toBe(arrivals[0]);
 	});
 
 	it('when another process uses the key too, keeps one request of the window in reserve', async () => {
@@ -302,6 +325,36 @@ describe('the rate window', () => {
 		});
 		// remaining went 8, 6, 4, 2: with one in reserve the 4th was spaced, not sent at once
 		expect(arrivals[3] - arrivals[2]).toBeGreaterThan(1000);
+	});
+
+	it('a shared key is spread with its reserve until a whole window passes with no request of another process, then goes at full pace', async () => {
+		const limit = 10;
+		const start = now();
+		const [w1, w2, w3] = [1, 2, 3].map((n) => start + n * 60_000); // window ends (ms)
+		const counted = new Map<number, number>();
+		// in the first window another process sends 2 requests for each of ours; then it stops
+		const arrivals = answer('/balance', 40, () => {
+			const end = windowEnd(now());
+			const n = (counted.get(end) ?? 0) + (end * 1000 === w1 ? 3 : 1);
+			counted.set(end, n);
+			return [200, ok({}), rate(Math.max(limit - n, 0), end, limit)];
+		});
+		await call(async function () {
+			while (now() < w3) await getIn(this, '/balance');
+			return {};
+		});
+		const inWindow = (end: number) => arrivals.filter((at) => at >= end - 60_000 && at < end);
+		const gaps = (list: number[]) => list.slice(1).map((t, i) => t - list[i]);
+		// first window: shared once the first answer showed it: spaced, and stops with one left (3 × 3 = 9)
+		expect(inWindow(w1)).toHaveLength(3);
+		expect(gaps(inWindow(w1))[1]).toBeGreaterThan(1000);
+		// the next window still counts as shared (the other process might only be slower): spaced, one kept
+		expect(inWindow(w2).length).toBeLessThanOrEqual(limit - PACING.sharedReserve);
+		for (const gap of gaps(inWindow(w2))) expect(gap).toBeGreaterThan(1000);
+		// a whole window without another process's requests: back to full pace, the window at once
+		expect(inWindow(w3)).toHaveLength(limit);
+		for (const at of inWindow(w3)) expect(at).toBe(w2 + PACING.resetMarginMs);
+		expect(arrivals[arrivals.length - 1]).toBe(w3 + PACING.resetMarginMs);
 	});
 });
 
@@ -340,11 +393,33 @@ describe('priorities', () => {
 		expect(order).toEqual(['create', 'create', 'create', 'transfer']);
 	});
 
-	it('alone on a key, job reads are not spaced even in the last quarter of the window', async () => {
+	it("keeps the window's last request for a look a watcher has due within it, until the look is withdrawn", async () => {
+		const limit = 6;
+		let counted = 0;
+		const reset = windowEnd(now());
+		const arrivals = answer('/balance', limit, () => {
+			counted++;
+			return [200, ok({}), rate(limit - counted, reset, limit)];
+		});
+		await call(async function () {
+			await getIn(this, '/balance'); // learns the window: 5 left
+			const watcher = {};
+			await announceLook(this, watcher, now() + 5000);
+			for (let i = 0; i < 4; i++) await getIn(this, '/balance'); // 1 left: the look's
+			const held = getIn(this, '/balance');
+			await testClock.sleep(2000);
+			expect(arrivals).toHaveLength(5);
+			await announceLook(this, watcher, undefined); // e.g. the batch ended
+			return await held;
+		});
+		expect(arrivals[5] - arrivals[0]).toBe(2000);
+	});
+
+	it('alone on a key, job reads are not spaced either', async () => {
 		const reset = windowEnd(now());
 		const limit = 12;
 		let remaining = limit;
-		// the same window as 'alone on a key' above, where requests of normal priority get spaced
+		// the same window as 'alone on a key' above
 		const arrivals = answer('/jobs/job_1', limit, () => [
 			200,
 			ok({}),

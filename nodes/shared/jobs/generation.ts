@@ -148,12 +148,13 @@ async function unpayable(
 
 /**
  * The Max Credits guard: quote first; refuse, creating nothing, when the account or key cannot pay
- * (naming the real cause) or the job would reserve more than `maxCredits`.
+ * (naming the real cause) or the job would reserve more than `maxCredits` (when set). Returns the quote,
+ * which the run's budget (Max Credits for This Run) uses too.
  */
 export async function guardCost(
 	ctx: IExecuteFunctions,
 	input: IDataObject,
-	maxCredits: number,
+	maxCredits: number | undefined,
 	capabilities: IDataObject,
 	itemIndex: number,
 	maxWaitSeconds?: number,
@@ -163,7 +164,7 @@ export async function guardCost(
 	let problem: { code: string; message: string } | undefined;
 	if (quote.sufficient !== true) {
 		problem = await unpayable(ctx, quote, itemIndex, maxWaitSeconds);
-	} else if (reserved > maxCredits) {
+	} else if (maxCredits !== undefined && reserved > maxCredits) {
 		problem = {
 			code: 'max_credits_exceeded',
 			message: `The quote is ${reserved} credits, above Max Credits (${maxCredits}): nothing was created and nothing was reserved.`,

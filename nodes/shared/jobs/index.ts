@@ -16,3 +16,5 @@ export { readWaitOptions, waitForJob } from './waiting';
 export type { WaitOptions } from './waiting';
 export { DEFAULT_REUSE, findAdoptable, recordUsedJob, reuseApplies } from './adoption';
 export type { ReuseRecentJob } from './adoption';
+export { RunBudget } from './budget';
+export type { BudgetHold } from './budget';

@@ -4,7 +4,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Page } from '../transport';
-import { apiRequest, now, wait } from '../transport';
+import { announceLook, apiRequest, now, wait } from '../transport';
 import type { Job } from './job';
 import { isFinished } from './job';
 import { readJob, rememberJobs } from './reads';
@@ -63,6 +63,10 @@ export class JobWatcher {
 			this.jobs.set(jobId, followed);
 			if (!this.running) {
 				this.running = true;
+				// before the run's next items are sent: the window keeps room for this look
+				this.announce(
+					Math.min(...[...this.jobs.values()].flatMap((j) => j.followers.map((f) => f.dueAt))),
+				);
 				void this.run().finally(() => {
 					this.running = false;
 				});
@@ -73,9 +77,27 @@ export class JobWatcher {
 	/** The node run ended early (an item failed): stop looking, send nothing more. */
 	stop(): void {
 		this.stopped = true;
+		this.announce(undefined);
+	}
+
+	/**
+	 * Tells the key's pacer when the next look goes (undefined: no more), so that creates and transfers
+	 * never take the window's last request while it is due: every job is seen within one interval.
+	 */
+	private announce(at: number | undefined): void {
+		// a credential problem is reported by the look itself
+		announceLook(this.ctx, this, at).catch(() => undefined);
 	}
 
 	private async run(): Promise<void> {
+		try {
+			await this.lookUntilDone();
+		} finally {
+			this.announce(undefined);
+		}
+	}
+
+	private async lookUntilDone(): Promise<void> {
 		let started = false;
 		let looked = false;
 		while (this.jobs.size > 0 && !this.stopped) {
@@ -88,6 +110,7 @@ export class JobWatcher {
 					continue;
 				}
 				const dueAt = Math.min(...followers.map((f) => f.dueAt));
+				this.announce(dueAt);
 				await wait(this.ctx, dueAt - now(), first.itemIndex, 'waiting for a job to finish');
 				if (!looked) await this.gatherBurst(dueAt, first);
 				if (this.stopped) return;
@@ -122,6 +145,7 @@ export class JobWatcher {
 				.map((f) => f.dueAt)
 				.filter((due) => due > at && due <= latest);
 			if (later.length === 0 || this.stopped) return;
+			this.announce(Math.max(...later));
 			await wait(this.ctx, Math.max(...later) - at, first.itemIndex, 'waiting for a job to finish');
 		}
 	}

@@ -1,7 +1,7 @@
 // The only way the nodes talk to the service; each module below has one job.
 export { checkBaseUrl, resolveService } from './service';
 export type { ServiceTarget } from './service';
-export { apiRequest, cancelSignal, now, sendRequest, wait } from './request';
+export { announceLook, apiRequest, cancelSignal, now, sendRequest, wait } from './request';
 export { apiRequestAllItems } from './pages';
 export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';

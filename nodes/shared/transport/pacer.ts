@@ -45,8 +45,10 @@ export interface AcquireOptions {
 /**
  * The pacer of one key. It keeps the newest view of the key's rate window (RateWindow), counts its own
  * requests still in flight against it, orders waiters by priority, honours every Retry-After for
- * the whole key (and `ip_rate_limited` for every key of the base URL), spreads the budget when little is
- * left or when another process is seen using the key, and stops everything once the key is refused.
+ * the whole key (and `ip_rate_limited` for every key of the base URL), keeps room in the window for the
+ * job looks that watchers announced, and stops everything once the key is refused. Alone on the key it
+ * sends as fast as the window allows; once the service counts requests this process did not send, it
+ * spreads the budget and keeps a reserve, until a window passes with none seen.
  */
 export class KeyPacer {
 	/** The 401 that refused this key: nothing more is sent with it. */
@@ -61,6 +63,8 @@ export class KeyPacer {
 	private lastNormalAt = -Infinity;
 	private readonly waiters: Waiter[] = [];
 	private waiterSeq = 0;
+	/** When each watcher's next job look (priority 'poll') is due, by watcher. */
+	private readonly looks = new Map<object, number>();
 
 	constructor(
 		private readonly ipBlocks: Map<string, Block>,
@@ -83,7 +87,7 @@ export class KeyPacer {
 				if (this.refusal) throw new PacerStop('refused', this.refusal);
 				if (options.signal?.aborted) throw new PacerStop('cancelled');
 				const now = clock.now();
-				const gate = this.gate(options.upload, now);
+				const gate = this.gate(options.upload, options.priority, now);
 				if (gate.block && gate.block.until - now > options.maxWaitMs) {
 					throw new PacerStop('too_long', gate.block.info, gate.block.until - now);
 				}
@@ -107,6 +111,18 @@ export class KeyPacer {
 		this.inFlight.delete(ticket);
 		if (this.normalInFlight.delete(ticket)) this.lastNormalAt = clock.now();
 		if (headers) this.rate.observe(ticket, headers, this.inFlight);
+		else this.rate.lost(clock.now());
+		this.wakeAll();
+	}
+
+	/**
+	 * `owner` (a job watcher) will send its next look — a job list or job read, priority 'poll' — at `at`;
+	 * undefined: it sends no more. While a look is due within the rate window, other requests leave it
+	 * room: they never take the window's last request, so a finished job is seen on time.
+	 */
+	expectLook(owner: object, at: number | undefined): void {
+		if (at === undefined) this.looks.delete(owner);
+		else this.looks.set(owner, at);
 		this.wakeAll();
 	}
 
@@ -139,8 +155,24 @@ export class KeyPacer {
 		return Math.max(this.keyBlock?.until ?? 0, this.ipBlocks.get(this.baseUrl)?.until ?? 0);
 	}
 
+	/**
+	 * Requests of the window a request of `priority` must leave unused: the shared key's reserve, and one
+	 * for each look a watcher has due within the window (the looks themselves may take those).
+	 */
+	private reserve(priority: Priority, window: Window, now: number): number {
+		let reserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
+		if (priority === 'poll') return reserve;
+		const windowEnd = window.resetAt + this.rate.marginMs();
+		for (const [owner, at] of this.looks) {
+			// a watcher that is gone without saying so would otherwise hold room forever
+			if (at < now - PACING.defaultWindowMs) this.looks.delete(owner);
+			else if (at < windowEnd) reserve++;
+		}
+		return reserve;
+	}
+
 	/** When a request may leave (`at`), and the service-imposed part of that wait (`block`). */
-	private gate(upload: boolean, now: number): { at: number; block?: Block } {
+	private gate(upload: boolean, priority: Priority, now: number): { at: number; block?: Block } {
 		let block: Block | undefined;
 		const consider = (candidate: Block | undefined) => {
 			if (candidate && candidate.until > now && (!block || candidate.until > block.until)) {
@@ -156,8 +188,7 @@ export class KeyPacer {
 			// Nothing known about the key yet: one request at a time until an answer tells its limit.
 			if (this.inFlight.size > 0) at = Math.max(at, now + PACING.maxSleepMs);
 		} else if (window) {
-			const reserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
-			if (window.remaining - reserve <= 0) {
+			if (window.remaining - this.reserve(priority, window, now) <= 0) {
 				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
 				at = Math.max(at, window.resetAt + this.rate.marginMs());
 				consider({
@@ -207,27 +238,17 @@ export class KeyPacer {
 	}
 
 	/**
-	 * Spread the budget: when little of the window is left (or others use the key), space the remaining
-	 * requests over the time left to the reset instead of sending a burst and then stalling. Alone on the
-	 * key, only a request of normal priority that leaves while no other of this process waits or is in
-	 * flight leaves a gap behind it.
+	 * Spread the budget, only while another process uses the key too: space the remaining requests over
+	 * the time left to the reset (with a little jitter, so processes sharing a key de-synchronise) instead
+	 * of a burst that would collide with theirs. Alone on the key, spreading only delays work that is
+	 * known to be needed: requests leave as fast as the window allows.
 	 */
 	private nextSlot(now: number, window: Window | undefined, priority: Priority): number {
-		if (!window || this.rate.limit === undefined) return now;
-		const shared = this.rate.isShared(now);
-		const available = window.remaining - (shared ? PACING.sharedReserve : 0);
+		if (!window || this.rate.limit === undefined || !this.rate.isShared(now)) return now;
+		const available = window.remaining - this.reserve(priority, window, now);
 		if (available <= 0) return now;
-		if (!shared && available > this.rate.limit * PACING.lowShare) return now;
-		// Alone on the key, spacing known work only delays it: after a job read (what it finds finished
-		// is downloaded next) or a file transfer (a batch's downloads come one after another), or while
-		// other requests of this process wait or are in flight (the granted one is in both lists here).
-		if (!shared && (priority !== 'normal' || this.waiters.length + this.inFlight.size > 2)) {
-			return now;
-		}
 		const timeLeft = window.resetAt + this.rate.marginMs() - now;
-		const gap = timeLeft / (available + 1);
-		// Processes sharing a key de-synchronise with a little jitter.
-		return now + (shared ? gap * (0.5 + clock.random()) : gap);
+		return now + (timeLeft / (available + 1)) * (0.5 + clock.random());
 	}
 
 	private async sleep(waiter: Waiter, ms: number): Promise<void> {

@@ -7,12 +7,16 @@ export const PACING = {
 	defaultWindowMs: 60_000,
 	/** A window is trusted to be over this long after its X-RateLimit-Reset (plus any clock skew seen). */
 	resetMarginMs: 500,
-	/** Alone on a key: send freely until this share of the window's budget is left, then spread the rest. */
-	lowShare: 0.25,
-	/** Others use the key too: spread every request, and leave this many of each window unused. */
+	/**
+	 * Others use the key too: spread every request, and leave this many of each window unused. Alone on
+	 * the key, nothing is spread and nothing is kept back: requests leave as fast as the window allows.
+	 */
 	sharedReserve: 1,
-	/** How many windows the key counts as shared after another process's requests were last seen. */
-	sharedWindows: 2,
+	/**
+	 * The key counts as shared through the window in which another process's requests were last seen and
+	 * this many whole windows after it: after that many windows with none seen, back to full pace.
+	 */
+	sharedWindows: 1,
 	/** Longest single sleep before a waiter looks again (wake-ups make most sleeps shorter). */
 	maxSleepMs: 5_000,
 	/**
@@ -47,17 +51,25 @@ export class RateWindow {
 	private newestReset: number | undefined;
 	private windowMs = PACING.defaultWindowMs;
 	private skewMs = 0;
-	private sharedUntil = 0;
-	private readonly answeredPerWindow = new Map<number, number>();
+	/** X-RateLimit-Reset (ms) of the newest window in which requests of another process were seen. */
+	private foreignSeenIn: number | undefined;
+	/** Answers this process got, per window (X-RateLimit-Reset in ms). */
+	private readonly ownPerWindow = new Map<number, number>();
+	/** When requests of this process got no answer to read (the service may have counted them). */
+	private readonly lostAt: number[] = [];
 
 	/** How long after a reset the window is trusted to be over (the margin plus any clock skew seen). */
 	marginMs(): number {
 		return PACING.resetMarginMs + this.skewMs;
 	}
 
-	/** Another process's requests were seen in the key's count lately. */
+	/**
+	 * Another process's requests were seen in the key's count lately: in the window that holds `now` or
+	 * in the `PACING.sharedWindows` windows before it.
+	 */
 	isShared(now: number): boolean {
-		return now < this.sharedUntil;
+		if (this.foreignSeenIn === undefined) return false;
+		return now < this.foreignSeenIn + this.windowMs * PACING.sharedWindows + this.marginMs();
 	}
 
 	/** When the current window is trusted to be over, if one is known. */
@@ -76,6 +88,15 @@ export class RateWindow {
 		return this.window;
 	}
 
+	/**
+	 * A request of this process got no answer to read (connection reset, timeout): the service may have
+	 * counted it, so it must not later pass for another process's request.
+	 */
+	lost(now: number): void {
+		this.lostAt.push(now);
+		while (this.lostAt[0] < now - 2 * this.windowMs) this.lostAt.shift();
+	}
+
 	/** Learn from the rate headers of the answer to `ticket` (the send order of this process's requests). */
 	observe(ticket: number, headers: Record<string, unknown>, inFlight: ReadonlySet<number>): void {
 		const remaining = headerNumber(headers, 'x-ratelimit-remaining');
@@ -88,8 +109,8 @@ export class RateWindow {
 		if (this.newestReset !== undefined && resetAt < this.newestReset) return; // an older window
 		// An answer about the newest window whose reset has passed by our clock: the clocks differ by that much
 		if (now > resetAt) this.skewMs = Math.max(this.skewMs, now - resetAt);
-		const answered = (this.answeredPerWindow.get(resetAt) ?? 0) + 1;
-		this.answeredPerWindow.set(resetAt, answered);
+		const own = (this.ownPerWindow.get(resetAt) ?? 0) + 1;
+		this.ownPerWindow.set(resetAt, own);
 		// Requests sent after this one are not in the service's count yet.
 		let sentLater = 0;
 		for (const t of inFlight) if (t > ticket) sentLater++;
@@ -98,8 +119,8 @@ export class RateWindow {
 			if (this.newestReset !== undefined && resetAt - this.newestReset >= 1000) {
 				this.windowMs = Math.min(this.windowMs, resetAt - this.newestReset);
 			}
-			for (const known of this.answeredPerWindow.keys()) {
-				if (known < resetAt) this.answeredPerWindow.delete(known);
+			for (const known of this.ownPerWindow.keys()) {
+				if (known < resetAt) this.ownPerWindow.delete(known);
 			}
 			this.newestReset = resetAt;
 			this.window = { resetAt, remaining: estimate };
@@ -107,8 +128,10 @@ export class RateWindow {
 			this.window.remaining = Math.min(this.window.remaining, estimate);
 		}
 		// The service counted more requests in this window than this process can have sent.
-		if (limit - remaining > answered + inFlight.size) {
-			this.sharedUntil = now + this.windowMs * PACING.sharedWindows;
+		const windowStart = resetAt - this.windowMs - this.marginMs();
+		const lost = this.lostAt.filter((at) => at >= windowStart && at < resetAt + this.marginMs());
+		if (limit - remaining > own + lost.length + inFlight.size) {
+			this.foreignSeenIn = Math.max(this.foreignSeenIn ?? resetAt, resetAt);
 		}
 	}
 }

@@ -14,7 +14,7 @@ import {
 	describeTransportFailure,
 	findErrorCode,
 } from './retry';
-import { resolveService } from './service';
+import { knownService, resolveService } from './service';
 import { clock } from './serviceClock';
 import type { RawResponse, ServiceContext, ServiceRequest } from './types';
 
@@ -252,6 +252,20 @@ export async function sendRequest(
 		}
 		throw serviceError(node, info, errorContext);
 	}
+}
+
+/**
+ * Tells the key's pacer when `owner` (a job watcher) sends its next look, or that it sends no more
+ * (undefined): while the look is due within the rate window, other requests leave room for it.
+ * Synchronous once the run's credential has been read (a watcher only starts after a request).
+ */
+export async function announceLook(
+	ctx: ServiceContext,
+	owner: object,
+	at: number | undefined,
+): Promise<void> {
+	const service = knownService(ctx) ?? (await resolveService(ctx));
+	pacerFor(service.serviceKey, service.baseUrl).expectLook(owner, at);
 }
 
 /** JSON call; returns the envelope's `data`. */

@@ -63,6 +63,11 @@ export interface ServiceTarget {
 /** Read once per node run (context), not once per request: polls and retries reuse it. */
 const targets = new WeakMap<object, ServiceTarget>();
 
+/** The service of a node run whose credential was already read (undefined before its first request). */
+export function knownService(ctx: ServiceContext): ServiceTarget | undefined {
+	return targets.get(ctx);
+}
+
 export async function resolveService(
 	ctx: ServiceContext,
 	itemIndex?: number,

@@ -4,7 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	maxRateLimitWaitOption,
@@ -61,6 +61,15 @@ const properties: INodeProperties[] = [
 			description:
 				'Quote first and refuse, creating nothing, when the job would reserve more credits than this or the account or key cannot pay (the error names why). Without this option there is no limit: the job reserves what the service quotes.',
 			hint: 'Applies to each job (each item) separately',
+		},
+		{
+			displayName: 'Max Credits for This Run',
+			name: 'maxCreditsPerRun',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 100,
+			description:
+				'Budget for all jobs of one run of this node: each item is quoted first (the same quote Max Credits makes), and an item whose job would take the credits reserved by the jobs of the run above this fails before creating (the error names the budget, what is reserved and the jobs). A replayed or picked-up job counts once.',
 		},
 		maxRateLimitWaitOption,
 		{
@@ -125,6 +134,7 @@ export const description = updateDisplayOptions(
 interface CreateOptions extends IDataObject {
 	idempotencyKey?: string;
 	maxCredits?: number;
+	maxCreditsPerRun?: number;
 	maxRateLimitWait?: number;
 	reuseRecentJob?: ReuseRecentJob;
 	reuseWithinMinutes?: number;
@@ -159,12 +169,19 @@ export async function execute(
 		job = await findAdoptable(this, state, input, reuseMinutes, i, maxWaitSeconds);
 		adopted = job !== undefined;
 	}
+	const runBudget = options.maxCreditsPerRun;
+	if (job && runBudget !== undefined) state.budget.count(job);
 	if (!job) {
 		let quote: IDataObject | undefined;
-		if (options.maxCredits !== undefined) {
+		if (options.maxCredits !== undefined || runBudget !== undefined) {
 			quote = await guardCost(this, input, options.maxCredits, capabilities, i, maxWaitSeconds);
 		}
-		job = await apiRequest<Job>(this, {
+		// taken before the create is sent (creates may run side by side), given back if nothing was created
+		const hold =
+			quote && runBudget !== undefined
+				? state.budget.take(this, { limit: runBudget, quote, idempotencyKey, itemIndex: i })
+				: undefined;
+		const sent = await apiRequest<Job>(this, {
 			method: 'POST',
 			path: '/jobs',
 			body: input,
@@ -177,7 +194,18 @@ export async function execute(
 						creditsAvailable: Number(quote.available),
 					}
 				: undefined,
-		});
+		}).then(
+			(created) => ({ created, error: undefined }),
+			(error: unknown) => ({ created: undefined, error }),
+		);
+		if (!sent.created) {
+			if (hold) state.budget.failed(hold, sent.error);
+			throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
+				? sent.error
+				: new NodeOperationError(this.getNode(), sent.error as Error, { itemIndex: i });
+		}
+		job = sent.created;
+		if (hold) state.budget.settle(hold, job);
 		await rememberJobs(this, [job]);
 	}
 	state.claimed.add(job.id);
