@@ -65,6 +65,16 @@ export class RateWindow {
 		return this.window ? this.window.resetAt + this.marginMs() : undefined;
 	}
 
+	/** Length of the key's windows as far as known (the spec's minute until answers show it). */
+	windowLength(): number {
+		return this.windowMs;
+	}
+
+	/** Until when what this view learned still applies: the current window's end, the key seen shared. */
+	knownUntil(): number {
+		return Math.max(this.endsAt() ?? 0, this.sharedUntil);
+	}
+
 	/** The window requests count against now; one that is over is replaced by the next one (assumed full). */
 	current(now: number, inFlight: number): Window | undefined {
 		if (!this.window || this.limit === undefined) return undefined;
