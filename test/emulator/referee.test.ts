@@ -401,7 +401,7 @@ describe('referee: a careful client records nothing', () => {
 			const jobId = responses.job.parse(await created.json()).data.id;
 			let state = 'queued';
 			let polls = 0;
-			while (state !== 'succeeded' && state !== 'failed') {
+			while (state !== 'succeeded' && state !== 'failed' && polls < 20) {
 				await h.clock.sleep(5000);
 				const { body } = await h.json(`/jobs/${jobId}`);
 				state = responses.job.parse(body).data.state;
@@ -415,7 +415,7 @@ describe('referee: a careful client records nothing', () => {
 				expect((await h.createJob(idem(label), { ...TEXT_JOB, prompt: label })).status).toBe(202);
 			}
 			let looks = 0;
-			for (let unfinished = 1; unfinished > 0; looks++) {
+			for (let unfinished = 1; unfinished > 0 && looks < 20; looks++) {
 				await h.clock.sleep(5000);
 				const { body } = await h.json('/jobs?limit=100');
 				const { items } = (body as { data: { items: Array<{ state: string }> } }).data;
@@ -426,7 +426,8 @@ describe('referee: a careful client records nothing', () => {
 			// The key window: wait until X-RateLimit-Reset when X-RateLimit-Remaining is 0.
 			const slow = h.emu.control.createKey({ requestsPerMinute: 2 });
 			let last = await h.call('/me', { key: slow.secret });
-			while (last.headers.get('x-ratelimit-remaining') !== '0') {
+			for (let i = 0; last.headers.get('x-ratelimit-remaining') !== '0'; i++) {
+				expect(i).toBeLessThan(5); // the key allows 2 per minute
 				last = await h.call('/me', { key: slow.secret });
 			}
 			const resetMs = Number(last.headers.get('x-ratelimit-reset')) * 1000;
