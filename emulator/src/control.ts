@@ -22,7 +22,7 @@ export interface SettingsPatch {
 	rateWindowMs?: number;
 	/** Per-remote-IP limit; null removes it. */
 	ipLimit?: IpLimit | null;
-	/** Referee: minimum ms between two reads of the same job (>= 0). */
+	/** Referee: minimum ms between two reads of the same job, and between two looks at the job list (>= 0). */
 	minPollIntervalMs?: number;
 	/** Referee: ms after a 429 / 401 during which arriving requests count as in flight (>= 0). */
 	inFlightGraceMs?: number;

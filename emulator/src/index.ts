@@ -14,7 +14,7 @@ import type { EmulatorSnapshot, IpLimit, RuntimeSettings, World } from './state'
 
 export type { EmulatorControl, SettingsPatch } from './control';
 export type { Violation, ViolationKind } from './referee';
-export { VIOLATION_KINDS } from './referee';
+export { LIST_LOOK_BURST, VIOLATION_KINDS } from './referee';
 export type { FaultAction, FaultSpec } from './faults';
 export type { JournalEntry } from './journal';
 export type { CreateKeyOptions } from './keys';
@@ -55,7 +55,10 @@ export interface EmulatorOptions {
 	rateWindowMs?: number;
 	/** Per-remote-IP fixed window over every /v1 request → 429 ip_rate_limited. Default: none. */
 	ipLimit?: IpLimit | null;
-	/** Referee: minimum ms between two successful reads of a job (poll_too_soon). Default 5000. */
+	/**
+	 * Referee: minimum ms between two successful reads of a job (poll_too_soon), and between two first
+	 * pages of the job list of a key while it shows unfinished jobs (list_poll_too_soon). Default 5000.
+	 */
 	minPollIntervalMs?: number;
 	/**
 	 * Referee: a request arriving this soon after the 429 / 401 that told its client to stop was

@@ -13,6 +13,7 @@ export const VIOLATION_KINDS = [
 	'retry_after_upload',
 	'exhausted_window',
 	'poll_too_soon',
+	'list_poll_too_soon',
 	'revoked_key_reuse',
 	'idempotency_key_changed',
 	'idempotency_body_changed',
@@ -36,6 +37,12 @@ export interface Violation {
 
 /** Statuses a client must not repeat unchanged ("4xx are never blindly repeated"). */
 export const CLIENT_ERROR_STATUSES: readonly number[] = [400, 402, 403, 413, 415, 422];
+/**
+ * First pages of the job list a key may read at once while they show unfinished jobs (list_poll_too_soon):
+ * separate node runs each look once (an adoption check, a trigger poll, a Get Many, a picker), while
+ * following jobs through the list is polling them: one look per minPollIntervalMs on average.
+ */
+export const LIST_LOOK_BURST = 6;
 /** How long an identical request after one of those answers counts as a blind repeat. */
 export const REPEAT_WINDOW_MS = 60_000;
 
@@ -64,6 +71,8 @@ export interface Arrival {
 	creation: { kind: 'jobs' | 'assets'; bodyHash: string } | null;
 	/** GET /v1/jobs/{jobId}: the job id; null otherwise. */
 	jobRead: string | null;
+	/** GET /v1/jobs without `cursor`: the first page of the job list (how a client follows a batch). */
+	jobListLook?: boolean;
 	/** Fault action applied to the request, if any. */
 	fault: string | null;
 }
@@ -84,6 +93,8 @@ export interface Answer {
 	delivery: Delivery;
 	/** Job id carried by a 2xx answer of a job creation or a job read; null otherwise. */
 	jobId: string | null;
+	/** A 2xx page of GET /v1/jobs: how many of its jobs were unfinished (queued or running). */
+	unfinishedListed?: number;
 }
 
 interface CreationMemory {
@@ -113,6 +124,11 @@ export class Referee {
 	private uploadWaits = new Map<string, Hold>();
 	/** Last successful read of each job. */
 	private reads = new Map<string, { at: number; accountId: string | null }>();
+	/**
+	 * First pages of the job list of each key: looks it may still make at once (`credit`, one more
+	 * earned per minPollIntervalMs up to LIST_LOOK_BURST) and how many unfinished jobs the last one showed.
+	 */
+	private listLooks = new Map<string, { credit: number; creditAt: number; unfinished: number }>();
 	/** sha256 of credentials that were answered 401 invalid_api_key → when. */
 	private refused = new Map<string, number>();
 	/** Fingerprint of a request → when it was answered 400/402/403/413/415/422. */
@@ -217,6 +233,7 @@ export class Referee {
 				);
 			}
 		}
+		if (a.jobListLook && a.keyId) this.judgeListLook(a, a.keyId, kinds);
 		const refusedAt = a.secretHash ? this.refused.get(a.secretHash) : undefined;
 		if (a.authenticated && refusedAt !== undefined && a.at >= refusedAt + grace) {
 			this.flag(
@@ -266,7 +283,45 @@ export class Referee {
 		}
 		const ok = r.status >= 200 && r.status < 300 && r.delivery === 'full';
 		if (ok && r.jobId) this.reads.set(r.jobId, { at: r.at, accountId: a.accountId });
+		if (ok && a.jobListLook && a.keyId) {
+			const look = this.listLooks.get(a.keyId);
+			if (look) look.unfinished = r.unfinishedListed ?? 0;
+			else {
+				const credit = LIST_LOOK_BURST - 1; // this look was the first of its burst
+				this.listLooks.set(a.keyId, {
+					credit,
+					creditAt: r.at,
+					unfinished: r.unfinishedListed ?? 0,
+				});
+			}
+		}
 		if (a.creation) this.rememberCreation(a, a.creation, r);
+	}
+
+	/**
+	 * A first page of the job list: while the key's last one showed unfinished jobs, looks cost one
+	 * credit each, earned back at one per minPollIntervalMs up to LIST_LOOK_BURST.
+	 */
+	private judgeListLook(a: Arrival, keyId: string, kinds: ViolationKind[]): void {
+		const min = this.minPollIntervalMs();
+		const look = this.listLooks.get(keyId);
+		if (!look) return;
+		if (look.unfinished === 0) {
+			look.credit = LIST_LOOK_BURST;
+		} else {
+			const earned = min > 0 ? (a.at - look.creditAt) / min : Infinity;
+			look.credit = Math.min(LIST_LOOK_BURST, look.credit + earned);
+		}
+		look.creditAt = a.at;
+		if (look.credit < 1) {
+			this.flag(
+				a,
+				'list_poll_too_soon',
+				`key ${keyId} read the first page of the job list more often than once per ${seconds(min)} (beyond ${LIST_LOOK_BURST} at once) while it showed ${look.unfinished} unfinished job(s): following jobs through the list polls each of them`,
+				kinds,
+			);
+		}
+		look.credit = Math.max(0, look.credit - 1);
 	}
 
 	private judgeCreation(

@@ -301,6 +301,10 @@ function describeArrival(
 		creation,
 		jobRead:
 			request.method === 'GET' && route.url === '/v1/jobs/:jobId' ? (params.jobId ?? null) : null,
+		jobListLook:
+			request.method === 'GET' &&
+			route.url === '/v1/jobs' &&
+			!new URLSearchParams(at.query).has('cursor'),
 		fault: at.fault ? at.fault.action : null,
 	};
 }
@@ -314,6 +318,17 @@ function jobIdOf(route: Route, result: HandlerResult): string | null {
 	const json = result.json as { data?: { id?: unknown } } | undefined;
 	const id = json?.data?.id;
 	return typeof id === 'string' && JOB_ID.test(id) ? id : null;
+}
+
+/** Unfinished jobs (queued or running) on a 2xx page of GET /v1/jobs; undefined for other answers. */
+function unfinishedListed(route: Route, result: HandlerResult): number | undefined {
+	if (route.method !== 'GET' || route.url !== '/v1/jobs') return undefined;
+	if (result.status < 200 || result.status >= 300) return undefined;
+	const items = (result.json as { data?: { items?: unknown } } | undefined)?.data?.items;
+	if (!Array.isArray(items)) return undefined;
+	return items.filter(
+		(job: { state?: unknown }) => job?.state === 'queued' || job?.state === 'running',
+	).length;
 }
 
 /**
@@ -390,6 +405,7 @@ async function dispatch(
 			retryAfter: Number.isFinite(retryAfter) ? retryAfter : null,
 			delivery,
 			jobId: jobIdOf(route, result),
+			unfinishedListed: unfinishedListed(route, result),
 		});
 	}
 }

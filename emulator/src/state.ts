@@ -188,7 +188,7 @@ export interface RuntimeSettings {
 	rateWindowMs: number;
 	/** null = no per-IP limit. */
 	ipLimit: IpLimit | null;
-	/** Referee: minimum time between two reads of the same job. */
+	/** Referee: minimum time between two reads of the same job (and two looks at the job list). */
 	minPollIntervalMs: number;
 	/** Referee: how long after a 429 / 401 a request counts as already in flight (not judged). */
 	inFlightGraceMs: number;

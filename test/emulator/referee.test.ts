@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { startEmulator, VIOLATION_KINDS } from '../../emulator/src';
+import { LIST_LOOK_BURST, startEmulator, VIOLATION_KINDS } from '../../emulator/src';
 import type { EmulatorOptions, ViolationKind } from '../../emulator/src';
 import { responses } from '../../emulator/src/schemas';
 import { CHARACTER_PNG } from '../../emulator/src/samples';
@@ -254,6 +254,65 @@ describe('referee: each kind is recorded once', () => {
 		expect(h.emu.control.violationCounts().poll_too_soon).toBe(2);
 	});
 
+	test('list_poll_too_soon: the job list looked at more often than every 5 s while it shows unfinished jobs', async () => {
+		// jobs that stay unfinished for the whole test (the referee's boot default ends them in 10 s)
+		h.emu.control.scriptJobs([
+			{ queuedMs: 600_000, runningMs: 600_000 },
+			{ queuedMs: 600_000, runningMs: 600_000 },
+		]);
+		expect((await h.createJob(idem('list-a'), TEXT_JOB)).status).toBe(202);
+		expect((await h.createJob(idem('list-b'), { ...TEXT_JOB, prompt: 'b' })).status).toBe(202);
+		const page = async (query = '') => {
+			const { res, body } = await h.json(`/jobs${query}`);
+			expect(res.status).toBe(200);
+			return (body as { data: { nextCursor: string | null } }).data;
+		};
+		// separate node runs may each look once: a burst of LIST_LOOK_BURST looks at once is fine
+		for (let i = 0; i < LIST_LOOK_BURST; i++) await page('?limit=100');
+		expect(kinds(h)).toEqual([]);
+		await page('?limit=100');
+		expect(kinds(h)).toEqual(['list_poll_too_soon']);
+		const [v] = h.emu.control.violations();
+		expect(v).toMatchObject({
+			method: 'GET',
+			path: '/v1/jobs',
+			keyId: h.emu.keys.full.slice(7, 43),
+		});
+		expect(v.detail).toContain('2 unfinished job(s)');
+		// one look per 5 s is fine; further pages (cursor) of one look are not looks
+		for (let i = 0; i < 10; i++) {
+			await h.clock.sleep(5000);
+			const first = await page('?limit=1');
+			await page(`?limit=1&cursor=${encodeURIComponent(String(first.nextCursor))}`);
+		}
+		expect(kinds(h)).toHaveLength(1);
+		// a look every second (a watcher that ignores the interval) is caught within a few looks
+		for (let i = 0; i < 10; i++) {
+			await h.clock.sleep(1000);
+			await page();
+		}
+		expect(kinds(h).length).toBeGreaterThanOrEqual(8);
+		// each key is judged on its own looks
+		const other = h.emu.control.createKey();
+		const before = kinds(h).length;
+		expect((await h.call('/jobs', { key: other.secret })).status).toBe(200);
+		expect(kinds(h)).toHaveLength(before);
+		expect(h.emu.control.violationCounts().list_poll_too_soon).toBe(before);
+	});
+
+	test('list_poll_too_soon: not judged while the list shows no unfinished job', async () => {
+		expect((await h.createJob(idem('done'), TEXT_JOB)).status).toBe(202);
+		await h.clock.sleep(10_000); // queued 2 s, running 8 s: finished
+		for (let i = 0; i < 3 * LIST_LOOK_BURST; i++) expect((await h.call('/jobs')).status).toBe(200);
+		expect(kinds(h)).toEqual([]);
+		// a job created meanwhile shows in the next look: from then on the looks are counted again
+		expect((await h.createJob(idem('new'), TEXT_JOB)).status).toBe(202);
+		for (let i = 0; i < LIST_LOOK_BURST; i++) expect((await h.call('/jobs')).status).toBe(200);
+		expect(kinds(h)).toEqual([]);
+		expect((await h.call('/jobs')).status).toBe(200);
+		expect(kinds(h)).toEqual(['list_poll_too_soon']);
+	});
+
 	test('revoked_key_reuse: a secret already answered 401 invalid_api_key', async () => {
 		const key = h.emu.control.createKey();
 		h.emu.control.revokeKey(key.keyId);
@@ -374,7 +433,7 @@ describe('referee: a careful client records nothing', () => {
 			const jobId = responses.job.parse(await created.json()).data.id;
 			let state = 'queued';
 			let polls = 0;
-			while (state !== 'succeeded' && state !== 'failed') {
+			while (state !== 'succeeded' && state !== 'failed' && polls < 20) {
 				await h.clock.sleep(5000);
 				const { body } = await h.json(`/jobs/${jobId}`);
 				state = responses.job.parse(body).data.state;
@@ -383,10 +442,24 @@ describe('referee: a careful client records nothing', () => {
 			expect(polls).toBe(2);
 			expect((await h.call(`/jobs/${jobId}/output`)).status).toBe(200);
 
+			// Follow a batch through the job list: one look every 5 s until every job has ended.
+			for (const label of ['batch-1', 'batch-2', 'batch-3']) {
+				expect((await h.createJob(idem(label), { ...TEXT_JOB, prompt: label })).status).toBe(202);
+			}
+			let looks = 0;
+			for (let unfinished = 1; unfinished > 0 && looks < 20; looks++) {
+				await h.clock.sleep(5000);
+				const { body } = await h.json('/jobs?limit=100');
+				const { items } = (body as { data: { items: Array<{ state: string }> } }).data;
+				unfinished = items.filter((j) => j.state === 'queued' || j.state === 'running').length;
+			}
+			expect(looks).toBe(2);
+
 			// The key window: wait until X-RateLimit-Reset when X-RateLimit-Remaining is 0.
 			const slow = h.emu.control.createKey({ requestsPerMinute: 2 });
 			let last = await h.call('/me', { key: slow.secret });
-			while (last.headers.get('x-ratelimit-remaining') !== '0') {
+			for (let i = 0; last.headers.get('x-ratelimit-remaining') !== '0'; i++) {
+				expect(i).toBeLessThan(5); // the key allows 2 per minute
 				last = await h.call('/me', { key: slow.secret });
 			}
 			const resetMs = Number(last.headers.get('x-ratelimit-reset')) * 1000;

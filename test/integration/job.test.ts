@@ -313,6 +313,36 @@ describe('Job node against the emulator', () => {
 		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs\/job_[0-9a-f]+$/)).toBe(0);
 	});
 
+	it('a Poll Interval below 5 s is raised to 5 for a batch: its list looks come at least 5 s apart', async () => {
+		const items = [{ json: { p: 'one' } }, { json: { p: 'two' } }, { json: { p: 'three' } }];
+		env.emu.control.scriptJobs([
+			{ runningMs: 20_000 },
+			{ runningMs: 25_000 },
+			{ runningMs: 30_000 },
+		]);
+		const [out] = await run(
+			{
+				operation: 'create',
+				...textJob,
+				prompt: '={{ "interval " + $json.p }}',
+				// an expression or an imported workflow can give less than the field's minimum of 5
+				options: { waitForCompletion: true, pollInterval: 1 },
+			},
+			{ items },
+		);
+		expect(out.map((i) => i.json.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+		const looks = env.emu.control
+			.journal()
+			.filter((e) => e.method === 'GET' && e.path === '/v1/jobs' && !/cursor=/.test(e.query))
+			.map((e) => e.at);
+		// the jobs run 32 s: about one look per 5 s (one per second would be 30)
+		expect(looks.length).toBeGreaterThanOrEqual(5);
+		expect(looks.length).toBeLessThanOrEqual(8);
+		const gaps = looks.slice(1).map((at, i) => at - looks[i]);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(5000);
+		// and the referee (env.close) sees no list_poll_too_soon
+	});
+
 	it("a batch's first look waits for the jobs created just after the first one", async () => {
 		const items = [{ json: { p: 'one' } }, { json: { p: 'two' } }, { json: { p: 'three' } }];
 		// creates that take 1.5 s each: the three jobs are created 1.5 s apart

@@ -57,6 +57,25 @@ async function callError(fn: (this: IExecuteFunctions) => Promise<unknown>, apiK
 	);
 }
 
+/**
+ * Waits on the virtual clock, `stepMs` at a time, until `cond` holds; fails with `what` instead of
+ * hanging jest once `maxVirtualMs` have passed without it.
+ */
+async function until(
+	cond: () => boolean,
+	what: string,
+	maxVirtualMs = 10_000,
+	stepMs = 20,
+): Promise<void> {
+	const start = now();
+	while (!cond()) {
+		if (now() - start > maxVirtualMs) {
+			throw new Error(`Still waiting after ${maxVirtualMs} virtual ms for: ${what}`);
+		}
+		await testClock.sleep(stepMs);
+	}
+}
+
 /** A GET that accepts holds of up to 2 minutes (the windows below last up to that). */
 const get = (path: string) =>
 	async function (this: IExecuteFunctions) {
@@ -107,8 +126,12 @@ describe('Retry-After holds the whole key', () => {
 		await call(async function () {
 			const first = getIn(this, '/jobs/a');
 			// the other item asks once the 429 is known to the node
-			while (![...processPacing.pacers.values()].some((p) => p.heldUntil() > now()))
-				await testClock.sleep(50);
+			await until(
+				() => [...processPacing.pacers.values()].some((p) => p.heldUntil() > now()),
+				'the 429 of /jobs/a to hold the key',
+				10_000,
+				50,
+			);
 			const second = getIn(this, '/jobs/b');
 			return { both: await Promise.all([first, second]) };
 		});
@@ -139,7 +162,10 @@ describe('Retry-After holds the whole key', () => {
 				return [200, ok({})];
 			});
 		const first = call(get('/me'));
-		while (processPacing.ipBlocks.size === 0) await testClock.sleep(20);
+		await until(
+			() => processPacing.ipBlocks.size > 0,
+			'the 429 ip_rate_limited to hold the base URL',
+		);
 		await Promise.all([
 			first,
 			call(get('/me'), OTHER_KEY),

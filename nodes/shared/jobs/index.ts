@@ -1,7 +1,7 @@
 // Jobs: what the Job node and the trigger know about generations.
 export type { Job } from './job';
 export { MIN_POLL_SECONDS, MIN_POLL_MS, isFinished } from './job';
-export { nextReadAt, processJobReads, readJob, rememberJobs } from './reads';
+export { JOB_READS_MEMORY, nextReadAt, processJobReads, readJob, rememberJobs } from './reads';
 export { JobWatcher } from './watcher';
 export {
 	capabilitiesOf,

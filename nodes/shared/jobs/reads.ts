@@ -9,18 +9,38 @@ interface JobRead {
 	at: number;
 }
 
-const MAX_REMEMBERED = 5_000;
+/** Bounds of the answers kept: a long-running process must not grow with every job it ever saw. */
+export const JOB_READS_MEMORY = {
+	/** Answers kept at most; beyond, the least recently answered go first. */
+	maxAnswers: 5_000,
+	/** Answers of unfinished jobs past their reuse age are dropped once this many were added… */
+	sweepEveryAdds: 256,
+	/** …or this long after the last sweep (package clock); no timer: checked when answers arrive. */
+	sweepEveryMs: 60_000,
+};
 
 /**
  * Module state on purpose: the last answer about each job (per service key) that any node run of this
  * process got — from a read, a creation or a list. A finished job never changes, so its answer is
- * reused; an unfinished one is reused for 5 s, the least the service allows between reads of one job.
- * Reads of one job that overlap share one request.
+ * reused (until the cap pushes it out); an unfinished one is reused for 5 s, the least the service
+ * allows between reads of one job, and forgotten after that. Reads of one job that overlap share one
+ * request (`pending` holds only reads on their way).
  */
 export const processJobReads = {
 	answers: new Map<string, JobRead>(),
 	pending: new Map<string, Promise<Job>>(),
+	addedSinceSweep: 0,
+	sweptAt: -Infinity,
 };
+
+/** Drops the answers about unfinished jobs that are too old to be reused. */
+function sweepAnswers(at: number): void {
+	processJobReads.addedSinceSweep = 0;
+	processJobReads.sweptAt = at;
+	for (const [key, read] of processJobReads.answers) {
+		if (!isFinished(read.job) && at - read.at >= MIN_POLL_MS) processJobReads.answers.delete(key);
+	}
+}
 
 function keyOf(serviceKey: string, jobId: string): string {
 	return `${serviceKey}|${jobId}`;
@@ -36,7 +56,16 @@ export async function rememberJobs(ctx: ServiceContext, jobs: Job[]): Promise<vo
 		answers.delete(key); // re-insert: the map stays in order of last answer
 		answers.set(key, { job, at });
 	}
-	while (answers.size > MAX_REMEMBERED) answers.delete(answers.keys().next().value as string);
+	processJobReads.addedSinceSweep += jobs.length;
+	if (
+		processJobReads.addedSinceSweep >= JOB_READS_MEMORY.sweepEveryAdds ||
+		at - processJobReads.sweptAt >= JOB_READS_MEMORY.sweepEveryMs
+	) {
+		sweepAnswers(at);
+	}
+	while (answers.size > JOB_READS_MEMORY.maxAnswers) {
+		answers.delete(answers.keys().next().value as string);
+	}
 }
 
 /** When this process may read the job again without breaking the 5 s rule (0: now). */

@@ -5,7 +5,7 @@ export { announceLook, apiRequest, cancelSignal, now, sendRequest, wait } from '
 export { apiRequestAllItems } from './pages';
 export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';
-export { PACING, pacerFor, processPacing } from './pacer';
+export { PACING, PACING_MEMORY, pacerFor, processPacing } from './pacer';
 export type {
 	BinaryStream,
 	Page,

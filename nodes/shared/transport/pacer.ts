@@ -7,6 +7,25 @@ import type { Priority } from './types';
 
 export { PACING };
 
+/**
+ * Bounds of the process-wide pacing state: a main that serves many credentials for weeks must not grow
+ * without end. Nothing runs on a timer: the maps are swept when a pacer is looked up, at most once per
+ * `sweepEveryAdds` new pacers or `sweepEveryMs` of the package clock.
+ */
+export const PACING_MEMORY = {
+	/** Pacers kept at most; beyond, the least recently used quiet ones are forgotten first. */
+	maxPacers: 1_000,
+	/**
+	 * Refused keys remembered at most (the oldest refusal goes first). A refusal is never forgotten for its
+	 * age: a revoked or expired key never works again, so nothing more is sent with it.
+	 */
+	maxRefusals: 10_000,
+	/** A sweep runs once this many pacers were added since the last one… */
+	sweepEveryAdds: 64,
+	/** …or once this long has passed on the package clock since the last one. */
+	sweepEveryMs: 60_000,
+};
+
 const PRIORITY_RANK: Record<Priority, number> = { poll: 0, normal: 1, transfer: 2 };
 
 /** A wait the service asked for (429 Retry-After) or that a used-up window imposes. */
@@ -51,8 +70,6 @@ export interface AcquireOptions {
  * spreads the budget and keeps a reserve, until a window passes with none seen.
  */
 export class KeyPacer {
-	/** The 401 that refused this key: nothing more is sent with it. */
-	refusal: ServiceErrorInfo | undefined;
 	private readonly rate = new RateWindow();
 	private keyBlock: Block | undefined;
 	private uploadBlock: Block | undefined;
@@ -65,14 +82,54 @@ export class KeyPacer {
 	private waiterSeq = 0;
 	/** When each watcher's next job look (priority 'poll') is due, by watcher. */
 	private readonly looks = new Map<object, number>();
+	/** Last time a request of this key asked, left, was answered or was held (package clock). */
+	private lastUsedAt = -Infinity;
 
 	constructor(
-		private readonly ipBlocks: Map<string, Block>,
+		private readonly shared: PacingState,
+		private readonly serviceKey: string,
 		private readonly baseUrl: string,
 	) {}
 
+	/** The 401 that refused this key: nothing more is sent with it (kept apart, beyond this pacer). */
+	get refusal(): ServiceErrorInfo | undefined {
+		return this.shared.refusals.get(this.serviceKey);
+	}
+
+	private get ipBlocks(): Map<string, Block> {
+		return this.shared.ipBlocks;
+	}
+
+	/**
+	 * Nothing of this pacer matters any more: no request in flight or waiting, no hold in force, and
+	 * nothing it learned still applies — its rate window is over, the key is no longer seen shared, and
+	 * it was not used for a whole window. A fresh pacer would act exactly like this one.
+	 */
+	isForgettable(now: number): boolean {
+		return (
+			this.isQuiet(now) &&
+			now >= this.lastUsedAt + this.rate.windowLength() &&
+			now >= this.rate.knownUntil()
+		);
+	}
+
+	/**
+	 * Nothing in flight, nobody waiting, no look announced, no hold in force: forgetting it loses only what
+	 * it learned.
+	 */
+	isQuiet(now: number): boolean {
+		return (
+			this.inFlight.size === 0 &&
+			this.waiters.length === 0 &&
+			this.looks.size === 0 &&
+			(this.keyBlock?.until ?? 0) <= now &&
+			(this.uploadBlock?.until ?? 0) <= now
+		);
+	}
+
 	/** Waits until a request may leave; returns its ticket for `settle`. */
 	async acquire(options: AcquireOptions): Promise<number> {
+		this.lastUsedAt = clock.now();
 		const waiter: Waiter = {
 			rank: PRIORITY_RANK[options.priority] * 1e9 + ++this.waiterSeq,
 			priority: options.priority,
@@ -100,6 +157,7 @@ export class KeyPacer {
 				await this.sleep(waiter, Math.min(ms, PACING.maxSleepMs));
 			}
 		} finally {
+			this.lastUsedAt = clock.now();
 			options.signal?.removeEventListener('abort', onCancel);
 			this.waiters.splice(this.waiters.indexOf(waiter), 1);
 			this.wakeAll();
@@ -108,6 +166,7 @@ export class KeyPacer {
 
 	/** The answer (or the failure) of a ticket's request: learn the window from its headers. */
 	settle(ticket: number, headers?: Record<string, unknown>): void {
+		this.lastUsedAt = clock.now();
 		this.inFlight.delete(ticket);
 		if (this.normalInFlight.delete(ticket)) this.lastNormalAt = clock.now();
 		if (headers) this.rate.observe(ticket, headers, this.inFlight);
@@ -129,6 +188,7 @@ export class KeyPacer {
 	/** A 429: hold the key (or the base URL, or uploads) until Retry-After has passed. */
 	slowDown(info: ServiceErrorInfo, retryAfterSeconds: number | undefined): void {
 		const now = clock.now();
+		this.lastUsedAt = now;
 		const fallback = this.rate.endsAt() ?? now + 1000;
 		const until = retryAfterSeconds !== undefined ? now + retryAfterSeconds * 1000 : fallback;
 		const block: Block = { until, info };
@@ -146,7 +206,12 @@ export class KeyPacer {
 
 	/** A 401: the key is refused; every waiting and later request fails at once with the same reason. */
 	refuse(info: ServiceErrorInfo): void {
-		this.refusal = info;
+		const { refusals } = this.shared;
+		refusals.delete(this.serviceKey); // re-insert: the map stays in order of refusal
+		refusals.set(this.serviceKey, info);
+		while (refusals.size > PACING_MEMORY.maxRefusals) {
+			refusals.delete(refusals.keys().next().value as string);
+		}
 		this.wakeAll();
 	}
 
@@ -268,22 +333,78 @@ export class KeyPacer {
 	}
 }
 
+/** What every pacer of the process shares. */
+export interface PacingState {
+	/** One pacer per service key (API key hash and base URL), least recently used first. */
+	pacers: Map<string, KeyPacer>;
+	/** 429 ip_rate_limited holds, per base URL. */
+	ipBlocks: Map<string, Block>;
+	/** Keys the service refused (401), per service key, oldest refusal first. */
+	refusals: Map<string, ServiceErrorInfo>;
+	/** Pacers added since the last sweep, and when it ran (package clock). */
+	addedSinceSweep: number;
+	sweptAt: number;
+}
+
 /**
  * Module state on purpose: every node run of this n8n process shares one pacer per service key (the
  * API key's hash and the base URL), so items, operations, nodes and executions see one rate window,
  * one set of Retry-After holds and one refusal. It lives as long as the process (one per worker in
- * queue mode: processes learn about each other only from the service's answers).
+ * queue mode: processes learn about each other only from the service's answers), bounded: idle pacers
+ * and IP holds that ended are forgotten (see PACING_MEMORY), refusals are kept up to a count.
  */
-export const processPacing = {
+export const processPacing: PacingState = {
 	pacers: new Map<string, KeyPacer>(),
 	ipBlocks: new Map<string, Block>(),
+	refusals: new Map<string, ServiceErrorInfo>(),
+	addedSinceSweep: 0,
+	sweptAt: -Infinity,
 };
 
-export function pacerFor(serviceKey: string, baseUrl: string): KeyPacer {
-	let pacer = processPacing.pacers.get(serviceKey);
-	if (!pacer) {
-		pacer = new KeyPacer(processPacing.ipBlocks, baseUrl);
-		processPacing.pacers.set(serviceKey, pacer);
+/**
+ * Forgets what no longer matters: pacers with nothing to remember (isForgettable) and IP holds that
+ * ended. Runs when a pacer is looked up, at most once per `sweepEveryAdds` new pacers or `sweepEveryMs`.
+ */
+function sweep(now: number): void {
+	const { pacers, ipBlocks } = processPacing;
+	processPacing.addedSinceSweep = 0;
+	processPacing.sweptAt = now;
+	for (const [key, pacer] of pacers) if (pacer.isForgettable(now)) pacers.delete(key);
+	for (const [baseUrl, block] of ipBlocks) if (block.until <= now) ipBlocks.delete(baseUrl);
+}
+
+/**
+ * Room for one more pacer under the cap: the least recently used quiet pacers go first. One with a
+ * request in flight, a waiter or a hold in force is never dropped (the cap is passed only while more
+ * keys than that are busy at once).
+ */
+function makeRoom(now: number): void {
+	const { pacers } = processPacing;
+	if (pacers.size < PACING_MEMORY.maxPacers) return;
+	for (const [key, pacer] of pacers) {
+		if (pacers.size < PACING_MEMORY.maxPacers) return;
+		if (pacer.isQuiet(now)) pacers.delete(key);
 	}
+}
+
+/** The pacer of a key; callers ask again for each attempt, so a forgotten pacer is never used on. */
+export function pacerFor(serviceKey: string, baseUrl: string): KeyPacer {
+	const { pacers } = processPacing;
+	const now = clock.now();
+	if (
+		processPacing.addedSinceSweep >= PACING_MEMORY.sweepEveryAdds ||
+		now - processPacing.sweptAt >= PACING_MEMORY.sweepEveryMs
+	) {
+		sweep(now);
+	}
+	let pacer = pacers.get(serviceKey);
+	if (pacer) {
+		pacers.delete(serviceKey); // re-insert: the map stays in order of last use
+	} else {
+		makeRoom(now);
+		pacer = new KeyPacer(processPacing, serviceKey, baseUrl);
+		processPacing.addedSinceSweep++;
+	}
+	pacers.set(serviceKey, pacer);
 	return pacer;
 }

@@ -68,13 +68,28 @@ export class RateWindow {
 	 * in the `PACING.sharedWindows` windows before it.
 	 */
 	isShared(now: number): boolean {
-		if (this.foreignSeenIn === undefined) return false;
-		return now < this.foreignSeenIn + this.windowMs * PACING.sharedWindows + this.marginMs();
+		return now < this.sharedUntil();
+	}
+
+	/** End of the time the key counts as shared (0 when no other process was seen). */
+	private sharedUntil(): number {
+		if (this.foreignSeenIn === undefined) return 0;
+		return this.foreignSeenIn + this.windowMs * PACING.sharedWindows + this.marginMs();
 	}
 
 	/** When the current window is trusted to be over, if one is known. */
 	endsAt(): number | undefined {
 		return this.window ? this.window.resetAt + this.marginMs() : undefined;
+	}
+
+	/** Length of the key's windows as far as known (the spec's minute until answers show it). */
+	windowLength(): number {
+		return this.windowMs;
+	}
+
+	/** Until when what this view learned still applies: the current window's end, the key seen shared. */
+	knownUntil(): number {
+		return Math.max(this.endsAt() ?? 0, this.sharedUntil());
 	}
 
 	/** The window requests count against now; one that is over is replaced by the next one (assumed full). */

@@ -117,7 +117,6 @@ export async function sendRequest(
 ): Promise<RawResponse> {
 	const node = ctx.getNode();
 	const service = await resolveService(ctx, request.itemIndex);
-	const pacer = pacerFor(service.serviceKey, service.baseUrl);
 	const maxWaitSeconds = request.maxWaitSeconds ?? RETRY_POLICY.defaultMaxWaitSeconds;
 	const method = request.method.toUpperCase();
 	const retryable =
@@ -143,6 +142,8 @@ export async function sendRequest(
 	let failures = 0;
 	let rateLimited = 0;
 	for (;;) {
+		// Asked again for each attempt: an idle key's pacer may have been forgotten during a backoff.
+		const pacer = pacerFor(service.serviceKey, service.baseUrl);
 		let ticket: number;
 		try {
 			ticket = await pacer.acquire({
