@@ -262,7 +262,7 @@ async function main() {
 		// Alone on a key, the pacer sends freely until a quarter of the window is left and spreads the rest
 		// over what is left of the minute: items per key stay below that, so no request of the measured runs
 		// waits (the waiting would add n8n's idle CPU); one more run with 100 per key shows the waiting.
-		const CPU_PER_NODE = Math.floor(CPU_RPM * (1 - PACING.lowShare));
+		const CPU_PER_NODE = CPU_RPM; // alone on a key the pacer sends a whole window without waiting
 		const CPU_SPREAD_PER_NODE = 100;
 		const cpuSpread = { ours: [], keys: new Set() };
 		const cpuCreds = []; // per rep: { ours: [ids], http: [ids], oursKeys, httpKeys }
@@ -784,7 +784,7 @@ async function main() {
 			emit(`## 4. Creates only: ${opt.creates} text-to-video creates on a 60 requests/minute key`);
 			emit();
 			emit(
-				`Create only (no wait), ${opt.creates} items, a fresh key (and account) per side created with \`requestsPerMinute: 60\`. Rate-limit minimum = creates needed ÷ rate = ${opt.creates} ÷ 60/min = ${fmtS(minMs)}. The emulator counts fixed one-minute windows aligned to the clock minute, so a client that starts late in a minute can finish sooner than that; the "fixed-window floor" column is the earliest possible last request for the phase the run actually started at, counting the requests each side made against the key (the public \`GET /v1/capabilities\` does not count). Ours sends through the key's pacer (nodes/shared/transport/pacer.ts: one pacer per API key per n8n process; alone on a key it sends freely until ${Math.round(PACING.lowShare * 100)} % of the window's budget is left, then spaces requests sent one at a time over what is left up to the window's reset + ${PACING.resetMarginMs} ms). "Failed items" = input items that did not come out of the node as a created job.`,
+				`Create only (no wait), ${opt.creates} items, a fresh key (and account) per side created with \`requestsPerMinute: 60\`. Rate-limit minimum = creates needed ÷ rate = ${opt.creates} ÷ 60/min = ${fmtS(minMs)}. The emulator counts fixed one-minute windows aligned to the clock minute, so a client that starts late in a minute can finish sooner than that; the "fixed-window floor" column is the earliest possible last request for the phase the run actually started at, counting the requests each side made against the key (the public \`GET /v1/capabilities\` does not count). Ours sends through the key's pacer (nodes/shared/transport/pacer.ts: one pacer per API key per n8n process; alone on a key it sends as fast as the window allows, then waits for the window's reset + ${PACING.resetMarginMs} ms; it spreads the budget only while the service counts requests of other processes). "Failed items" = input items that did not come out of the node as a created job.`,
 			);
 			emit();
 			emit(
@@ -912,7 +912,7 @@ async function main() {
 			emit(`## 5. Node CPU per item (${N} Get Balance items)`);
 			emit();
 			emit(
-				`CPU time (utime + stime) of the n8n process tree for one \`n8n execute\` (main process from \`/usr/bin/time\`, other processes of the group from /proc), median of ${opt.cpuReps} runs. ${N} items = ${CPU_NODES} Account nodes (Get Balance) in a row × ${CPU_PER_NODE} items, each node with its own key: the emulator clamps a key to 1–${CPU_RPM} requests/minute (\`createKey\` in emulator/src/keys.ts), so ${N} requests on one key would spend ~${Math.ceil(N / CPU_RPM) - 1} minutes idle waiting for windows (n8n's idle CPU over that time would swamp the figure). ${CPU_PER_NODE} items per key (and a fresh set of keys per repetition): alone on a key, our pacer sends freely until ${Math.round(PACING.lowShare * 100)} % of the window is left and then spaces the rest over what is left of the minute, so ${CPU_PER_NODE} = ${CPU_RPM} × ${1 - PACING.lowShare} is the most a key takes without waiting. "Net" = minus the same-shape run of n8n's NoOp node (${CPU_NODES} NoOp × ${CPU_PER_NODE} items), which removes n8n's start-up and per-item engine cost. The HTTP Request row is the same ${N} GET /v1/balance with n8n's own node, for scale.`,
+				`CPU time (utime + stime) of the n8n process tree for one \`n8n execute\` (main process from \`/usr/bin/time\`, other processes of the group from /proc), median of ${opt.cpuReps} runs. ${N} items = ${CPU_NODES} Account nodes (Get Balance) in a row × ${CPU_PER_NODE} items, each node with its own key: the emulator clamps a key to 1–${CPU_RPM} requests/minute (\`createKey\` in emulator/src/keys.ts), so ${N} requests on one key would spend ~${Math.ceil(N / CPU_RPM) - 1} minutes idle waiting for windows (n8n's idle CPU over that time would swamp the figure). ${CPU_PER_NODE} items per key (and a fresh set of keys per repetition): alone on a key, our pacer sends a whole window's budget without waiting, so ${CPU_PER_NODE} = ${CPU_RPM} is the most a key takes without waiting. "Net" = minus the same-shape run of n8n's NoOp node (${CPU_NODES} NoOp × ${CPU_PER_NODE} items), which removes n8n's start-up and per-item engine cost. The HTTP Request row is the same ${N} GET /v1/balance with n8n's own node, for scale.`,
 			);
 			emit();
 			const row = (label, name, net) => [
@@ -952,7 +952,7 @@ async function main() {
 			);
 			emit();
 			findings.push(
-				`**The pacer's "last quarter" spreading costs time when a run needs less than the window holds.** Alone on a key, after ${Math.round((1 - PACING.lowShare) * 100)} % of a window's budget the pacer spaces each further request over the rest of the window (\`PACING.lowShare\`, nodes/shared/transport/pacer.ts, pinned by the unit test "alone on a key: sends freely, then spreads the last quarter"). A request that leaves while other requests of the process wait or are in flight, and a file transfer, leave no gap (changed in this round); a lone sequential caller still does: ${spread.n} Get Balance on keys of ${CPU_RPM}/min took ${fmtS(spread.ms)} (part 5), and the last creates of a batch leave spaced (part 3, "Last create"). Spreading does not let a lone caller finish sooner in any case; it keeps budget for requests that might come later. Dropping it for lone callers (and changing that test) is a design decision left to the maintainers.`,
+				`**A lone caller on a key goes at the window's pace.** ${spread.n} Get Balance on keys of ${CPU_RPM}/min, ${CPU_SPREAD_PER_NODE} items per key, took ${fmtS(spread.ms)} (part 5): alone on a key the pacer sends as fast as the window allows and then waits for the reset; it spreads the budget (and keeps one request in reserve) only while the service counts requests of other processes (nodes/shared/transport/pacer.ts, pinned by the unit tests "alone on a key: …" and "a shared key is spread …").`,
 			);
 			const cpuMet = netOurs / N <= 2 && reps.every((x) => x.ours.ok);
 			goals.push({
