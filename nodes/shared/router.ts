@@ -1,67 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { RunBudget } from './jobs/budget';
-import { JobWatcher } from './jobs/watcher';
+import { RunState } from './jobs/run';
 
-/** How many downloads of one node run stream at once (each is paced by the key's pacer anyway). */
-export const DOWNLOAD_CONCURRENCY = 4;
-
-/** A small FIFO limiter built on promises (no timers). */
-export class Limiter {
-	private active = 0;
-	private readonly queue: Array<() => void> = [];
-
-	constructor(private readonly max: number) {}
-
-	async run<T>(fn: () => Promise<T>): Promise<T> {
-		if (this.active >= this.max) await new Promise<void>((resolve) => this.queue.push(resolve));
-		this.active++;
-		try {
-			return await fn();
-		} finally {
-			this.active--;
-			this.queue.shift()?.();
-		}
-	}
-}
-
-/** What one node run shares between its items. */
-export class RunState {
-	/** Read once per run (e.g. capabilities). */
-	readonly cache = new Map<string, unknown>();
-	/** Jobs an item of this run created or picked up: no other item may pick them up again. */
-	readonly claimed = new Set<string>();
-	/** Credits reserved by this run's jobs, for Create's "Max Credits for This Run". */
-	readonly budget = new RunBudget();
-	readonly downloads = new Limiter(DOWNLOAD_CONCURRENCY);
-	/** Work an item goes on with after its execute() returned (waiting for its job), by item index. */
-	readonly continued = new Map<number, Promise<INodeExecutionData[]>>();
-	private jobWatcher: JobWatcher | undefined;
-
-	constructor(private readonly ctx: IExecuteFunctions) {}
-
-	/** Follows the jobs of this run side by side (started on first use). */
-	get watcher(): JobWatcher {
-		this.jobWatcher ??= new JobWatcher(this.ctx);
-		return this.jobWatcher;
-	}
-
-	/**
-	 * Lets item `i` go on in the background (its job is waited for while the next items are created);
-	 * the router collects the result at the end, in item order.
-	 */
-	continueLater(i: number, work: () => Promise<INodeExecutionData[]>): void {
-		const running = work();
-		running.catch(() => undefined); // collected (and reported) by the router
-		this.continued.set(i, running);
-	}
-
-	/** The run failed early: background work stops sending requests. */
-	stop(): void {
-		this.jobWatcher?.stop();
-	}
-}
+export { RunState };
 
 function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
 	if (error instanceof NodeApiError) {

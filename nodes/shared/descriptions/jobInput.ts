@@ -164,3 +164,11 @@ export function buildJobInput(ctx: IExecuteFunctions, i: number): JobInput {
 	}
 	return input;
 }
+
+/** What Quote and Create both start with: the form read and checked locally (no request yet). */
+export function readGeneration<O extends IDataObject>(
+	ctx: IExecuteFunctions,
+	i: number,
+): { input: JobInput; options: O } {
+	return { input: buildJobInput(ctx, i), options: ctx.getNodeParameter('options', i, {}) as O };
+}

@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { canonicalJson, executionContextOf } from '../idempotency';
-import type { RunState } from '../router';
+import type { RunState } from './run';
 import type { Page } from '../transport';
 import { apiRequest, now } from '../transport';
 import type { Job } from './job';

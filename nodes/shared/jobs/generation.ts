@@ -4,9 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Mode } from '../constants';
-import type { JobInput } from '../descriptions/jobInput';
-import { buildJobInput } from '../descriptions/jobInput';
-import type { RunState } from '../router';
+import type { RunState } from './run';
 import { apiRequest } from '../transport';
 
 /** GET /capabilities, read once per node run (public endpoint: spends nothing). */
@@ -179,12 +177,4 @@ export async function guardCost(
 	error.context.errorCode = problem.code;
 	error.context.quote = quote;
 	throw error;
-}
-
-/** What Quote and Create both start with: the form read and checked locally (no request yet). */
-export function readGeneration<O extends IDataObject>(
-	ctx: IExecuteFunctions,
-	i: number,
-): { input: JobInput; options: O } {
-	return { input: buildJobInput(ctx, i), options: ctx.getNodeParameter('options', i, {}) as O };
 }

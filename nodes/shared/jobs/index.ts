@@ -7,7 +7,6 @@ export {
 	capabilitiesOf,
 	ensureGenerationAvailable,
 	guardCost,
-	readGeneration,
 	pricingOf,
 	quoteJob,
 } from './generation';
@@ -18,3 +17,4 @@ export { DEFAULT_REUSE, findAdoptable, recordUsedJob, reuseApplies } from './ado
 export type { ReuseRecentJob } from './adoption';
 export { RunBudget } from './budget';
 export type { BudgetHold } from './budget';
+export { RunState } from './run';

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { RunState } from '../router';
+import type { RunState } from './run';
 import type { Job } from './job';
 import { MIN_POLL_SECONDS } from './job';
 import type { FinishOptions } from './output';

@@ -5,6 +5,8 @@ export { announceLook, apiRequest, cancelSignal, now, sendRequest, wait } from '
 export { apiRequestAllItems } from './pages';
 export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';
+export { downloadBinary } from './download';
+export { checkUploadSource, readUploadSource, uploadAsset } from './upload';
 export { PACING, PACING_MEMORY, pacerFor, processPacing } from './pacer';
 export type {
 	BinaryStream,

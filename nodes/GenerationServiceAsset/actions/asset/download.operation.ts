@@ -14,8 +14,7 @@ import {
 	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { assetLocator } from '../../../shared/descriptions/pickers';
-import { apiRequest } from '../../../shared/transport';
-import { downloadBinary } from '../../../shared/transport/download';
+import { apiRequest, downloadBinary } from '../../../shared/transport';
 import { readId } from '../../../shared/ids';
 import { normalizeRange } from '../../../shared/range';
 

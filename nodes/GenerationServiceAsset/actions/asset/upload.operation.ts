@@ -14,7 +14,7 @@ import {
 } from '../../../shared/descriptions/common';
 import { checkIdempotencyKey, uploadIdempotencyKey } from '../../../shared/idempotency';
 import { toItems } from '../../../shared/router';
-import { checkUploadSource, readUploadSource, uploadAsset } from '../../../shared/transport/upload';
+import { checkUploadSource, readUploadSource, uploadAsset } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
 	{

@@ -11,23 +11,21 @@ import {
 	maxWaitOf,
 	optionsCollection,
 } from '../../../shared/descriptions/common';
-import { jobInputFields } from '../../../shared/descriptions/jobInput';
+import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
 import { waitOptions } from '../../../shared/descriptions/wait';
 import { checkIdempotencyKey, deriveIdempotencyKey } from '../../../shared/idempotency';
-import type { Job, ReuseRecentJob } from '../../../shared/jobs';
+import type { Job, ReuseRecentJob, RunState } from '../../../shared/jobs';
 import {
 	ensureGenerationAvailable,
 	DEFAULT_REUSE,
 	findAdoptable,
 	guardCost,
-	readGeneration,
 	readWaitOptions,
 	recordUsedJob,
 	rememberJobs,
 	reuseApplies,
 	waitForJob,
 } from '../../../shared/jobs';
-import type { RunState } from '../../../shared/router';
 import { apiRequest } from '../../../shared/transport';
 
 /** Default look-back of "Reuse Identical Recent Job". */

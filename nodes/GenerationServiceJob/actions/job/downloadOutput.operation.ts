@@ -16,7 +16,7 @@ import {
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { downloadJobOutput, readJob } from '../../../shared/jobs';
 import { normalizeRange } from '../../../shared/range';
-import type { RunState } from '../../../shared/router';
+import type { RunState } from '../../../shared/jobs';
 import { readJobId } from './get.operation';
 
 const properties: INodeProperties[] = [

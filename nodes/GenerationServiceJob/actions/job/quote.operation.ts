@@ -11,14 +11,9 @@ import {
 	maxWaitOf,
 	optionsCollection,
 } from '../../../shared/descriptions/common';
-import { jobInputFields } from '../../../shared/descriptions/jobInput';
-import {
-	ensureGenerationAvailable,
-	pricingOf,
-	quoteJob,
-	readGeneration,
-} from '../../../shared/jobs';
-import type { RunState } from '../../../shared/router';
+import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
+import { ensureGenerationAvailable, pricingOf, quoteJob } from '../../../shared/jobs';
+import type { RunState } from '../../../shared/jobs';
 import { toItems } from '../../../shared/router';
 
 const properties: INodeProperties[] = [

@@ -10,7 +10,7 @@ import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descr
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { waitOptions } from '../../../shared/descriptions/wait';
 import { readWaitOptions, waitForJob } from '../../../shared/jobs';
-import type { RunState } from '../../../shared/router';
+import type { RunState } from '../../../shared/jobs';
 import { readJobId } from './get.operation';
 
 const properties: INodeProperties[] = [
