@@ -3,8 +3,6 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { RunState } from './jobs/run';
 
-export { RunState };
-
 function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
 	if (error instanceof NodeApiError) {
 		// Already the clear error built by the transport: n8n's constructor hands it back as is.

@@ -239,16 +239,23 @@ describe('job reads: bounded, answers past their reuse age dropped', () => {
 			priority: 'poll',
 		});
 
+	/** Lists `pages` pages 10 s apart, remembering each; returns the most job answers kept at once. */
+	async function rememberEachPage(ctx: IExecuteFunctions, pages: number): Promise<number> {
+		let largest = 0;
+		for (let p = 0; p < pages; p++) {
+			await rememberJobs(ctx, (await listed(ctx)).items);
+			largest = Math.max(largest, processJobReads.answers.size);
+			await testClock.sleep(10_000);
+		}
+		return largest;
+	}
+
 	it('thousands of unfinished jobs: answers older than 5 s are dropped as new ones arrive', async () => {
 		const pages = 60; // 6000 jobs, one page every 10 s
 		listPages(pages, 'running');
 		let largest = 0;
 		await call(async function () {
-			for (let p = 0; p < pages; p++) {
-				await rememberJobs(this, (await listed(this)).items);
-				largest = Math.max(largest, processJobReads.answers.size);
-				await testClock.sleep(10_000);
-			}
+			largest = await rememberEachPage(this, pages);
 			return {};
 		});
 		// at most one sweep's worth of answers plus the page that arrived since
@@ -261,11 +268,7 @@ describe('job reads: bounded, answers past their reuse age dropped', () => {
 		listPages(pages, 'succeeded');
 		let largest = 0;
 		await call(async function () {
-			for (let p = 0; p < pages; p++) {
-				await rememberJobs(this, (await listed(this)).items);
-				largest = Math.max(largest, processJobReads.answers.size);
-				await testClock.sleep(10_000);
-			}
+			largest = await rememberEachPage(this, pages);
 			// the newest finished job is reused without a request (nock has no answer for it)
 			const [newest] = jobs(100 * (pages - 1), 1, 'succeeded');
 			return { state: (await readJob(this, newest.id, {})).state };
