@@ -55,8 +55,8 @@ const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 /** Owner account created on the main (same as ownerSession in n8n-host.mjs). */
 export const OWNER = { email: 'owner@example.com', password: 'E2e-owner-2026' };
 
-/** The apt line that installs what queue mode needs here (Debian/Ubuntu). */
-export const APT_PACKAGES = ['postgresql', 'redis-server'];
+/** The apt line that installs what queue mode and the browser suites need here (Debian/Ubuntu). */
+export const APT_PACKAGES = ['postgresql', 'redis-server', 'chromium'];
 export const APT_INSTALL_LINE = `sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade ${APT_PACKAGES.join(' ')}`;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -105,8 +105,14 @@ export function findRedisServer() {
 	return which('redis-server');
 }
 
+/** Debian's Chromium for the browser suites: $CHROMIUM or /usr/bin/chromium. */
+export function findChromium() {
+	const p = process.env.CHROMIUM || '/usr/bin/chromium';
+	return fs.existsSync(p) ? p : undefined;
+}
+
 /**
- * Find PostgreSQL and Redis; when one is missing and this runs as root with apt, install it
+ * Find PostgreSQL, Redis and Chromium; when one is missing and this runs as root with apt, install it
  * (`apt-get install -y --no-upgrade …`, non-interactive, `apt-get update` first if apt does not know the
  * package); otherwise fail saying exactly what to install. Returns { pgBin, redisServer, installed }.
  */
@@ -116,15 +122,16 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 	const missing = [];
 	if (!pgBin) missing.push('postgresql');
 	if (!redisServer) missing.push('redis-server');
+	if (!findChromium()) missing.push('chromium');
 	if (!missing.length) return { pgBin, redisServer, installed: [] };
 	const isRoot = process.getuid?.() === 0;
 	const apt = which('apt-get');
 	if (!install || !isRoot || !apt) {
 		throw new Error(
-			`n8n queue mode needs a PostgreSQL server and Redis; missing: ${missing.join(', ')}.\n` +
+			`n8n queue mode needs a PostgreSQL server and Redis, the browser suites Chromium; missing: ${missing.join(', ')}.\n` +
 				`Install them with:\n  ${APT_INSTALL_LINE}\n` +
-				`(Debian/Ubuntu; the suite installs them itself when it runs as root with apt-get), or point ` +
-				`GS_PG_BINDIR at a folder with initdb and postgres and GS_REDIS_SERVER at redis-server.`,
+				`(Debian/Ubuntu; the suites install them itself when it runs as root with apt-get), or point ` +
+				`GS_PG_BINDIR at a folder with initdb and postgres, GS_REDIS_SERVER at redis-server and CHROMIUM at a Chromium.`,
 		);
 	}
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', NEEDRESTART_MODE: 'a' };
@@ -157,9 +164,9 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 	}
 	pgBin = findPostgresBin();
 	redisServer = findRedisServer();
-	if (!pgBin || !redisServer)
+	if (!pgBin || !redisServer || !findChromium())
 		throw new Error(
-			`apt-get installed ${missing.join(' ')} but initdb/postgres or redis-server is still not found`,
+			`apt-get installed ${missing.join(' ')} but initdb/postgres, redis-server or chromium is still not found`,
 		);
 	log(`installed ${missing.join(' ')} in ${secs(Date.now() - t0)}`);
 	return { pgBin, redisServer, installed: missing };
@@ -950,7 +957,7 @@ async function main(argv) {
 		case 'check': {
 			const r = await ensureQueuePrereqs();
 			console.log(
-				`postgres: ${r.pgBin}\nredis-server: ${r.redisServer}${r.installed.length ? `\ninstalled: ${r.installed.join(', ')}` : ''}`,
+				`postgres: ${r.pgBin}\nredis-server: ${r.redisServer}\nchromium: ${findChromium()}${r.installed.length ? `\ninstalled: ${r.installed.join(', ')}` : ''}`,
 			);
 			return 0;
 		}
@@ -974,7 +981,7 @@ async function main(argv) {
 		}
 		default:
 			console.log(`usage: node scripts/queue-host.mjs <check|up> [tarball]
-  check        find (as root with apt: install) PostgreSQL and redis-server
+  check        find (as root with apt: install) PostgreSQL, redis-server and chromium
   up TARBALL   start PostgreSQL, Redis, an n8n main and 2 workers with the package; Ctrl-C stops
   env: GS_PG_BINDIR, GS_REDIS_SERVER, GS_N8N_CACHE, GS_E2E_KEEP=1 (keep folders)`);
 			return cmd === 'help' ? 0 : 2;
