@@ -8,6 +8,8 @@
 //            --batch-job-s=30  --batch-sides=ours,prev  --previous=6d65147  --creates=100
 //            --batch-phase=S (start each batch run about S s into the clock minute; n8n's start counted as 2.5 s)
 //            --dump=<dir> (journal, jobs and probe data of part 3 as JSON)  --out=<file>  --no-write
+//            --cpu-prof=<dir> (part 5: V8 CPU profiles of each run's n8n processes, summarised by
+//            bench/profile.mjs: where the time of our node and of the HTTP Request node goes)
 //
 // Run with `node --import tsx scripts/bench.mjs` (the emulator is TypeScript). One n8n process at a time.
 import { createHash } from 'node:crypto';
@@ -21,8 +23,9 @@ import { simulateFloor } from '../bench/floor.mjs';
 import { MiB, executeMeasured, fmtMiB, fmtS, median, paddedMp4 } from '../bench/measure.mjs';
 import { packCommit } from '../bench/previous.mjs';
 import { PROBE_FILE, probeEnv, readProbe, summariseTransfer } from '../bench/probe.mjs';
+import { summariseProfiles } from '../bench/profile.mjs';
 import { PACING } from '../nodes/shared/transport/pacer.ts';
-import { DOWNLOAD_CONCURRENCY } from '../nodes/shared/router.ts';
+import { DOWNLOAD_CONCURRENCY } from '../nodes/shared/jobs/run.ts';
 import { nodeOutput } from './n8n-host.mjs';
 import { REPO, ensureHost, openInstance, packOnce, startEmulator } from '../test/e2e/harness.mjs';
 
@@ -46,6 +49,7 @@ function parseArgs(argv) {
 		batchSides: ['ours', 'prev'],
 		batchPhase: undefined,
 		dump: undefined,
+		cpuProf: undefined,
 		out: undefined,
 		write: true,
 	};
@@ -65,6 +69,7 @@ function parseArgs(argv) {
 		else if (k === 'batch-sides') o.batchSides = v.split(',').filter(Boolean);
 		else if (k === 'batch-phase') o.batchPhase = Number(v);
 		else if (k === 'dump') o.dump = path.resolve(v);
+		else if (k === 'cpu-prof') o.cpuProf = path.resolve(v);
 		else if (k === 'out') o.out = v;
 		else if (k === 'no-write') o.write = false;
 		else if (k === 'help' || k === 'h') {
@@ -259,15 +264,15 @@ async function main() {
 		}
 		const CPU_NODES = 10;
 		const CPU_RPM = 120; // the emulator's highest rate per key
-		// Alone on a key, the pacer sends freely until a quarter of the window is left and spreads the rest
-		// over what is left of the minute: items per key stay below that, so no request of the measured runs
-		// waits (the waiting would add n8n's idle CPU); one more run with 100 per key shows the waiting.
+		// Alone on a key the pacer sends a whole window's budget without waiting: items per key stay within
+		// it, so no request of the measured runs waits (the waiting would add n8n's idle CPU).
 		const CPU_PER_NODE = CPU_RPM; // alone on a key the pacer sends a whole window without waiting
 		const CPU_SPREAD_PER_NODE = 100;
 		const cpuSpread = { ours: [], keys: new Set() };
 		const cpuCreds = []; // per rep: { ours: [ids], http: [ids], oursKeys, httpKeys }
 		if (opt.only.includes('cpu')) {
-			for (let r = 0; r < opt.cpuReps; r++) {
+			// with --cpu-prof one more set of keys for the profiled runs (not counted in the figures)
+			for (let r = 0; r < opt.cpuReps + (opt.cpuProf ? 1 : 0); r++) {
 				const set = { ours: [], http: [], oursKeys: new Set(), httpKeys: new Set() };
 				for (let i = 0; i < CPU_NODES; i++) {
 					// own account per rep: an account has at most 20 active keys
@@ -887,6 +892,32 @@ async function main() {
 					};
 				}
 				reps.push(rec);
+			}
+			if (opt.cpuProf) {
+				// profiled runs on their own keys; the profiler's overhead stays out of the figures above
+				const set = cpuCreds[opt.cpuReps];
+				fs.rmSync(opt.cpuProf, { recursive: true, force: true });
+				const sides = [
+					['ours', `benchCpuOurs${opt.cpuReps}`],
+					['http', `benchCpuHttp${opt.cpuReps}`],
+				];
+				for (const [name, id] of sides) {
+					const dir = path.join(opt.cpuProf, name);
+					fs.mkdirSync(dir, { recursive: true });
+					const r = await run(id, {
+						sampleMs: 100,
+						env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=200` },
+					});
+					if (!r.ok) log(`  profiled ${id} not clean: ${failText(r)}`);
+				}
+				const summary = summariseProfiles(opt.cpuProf, {
+					ours: { dir: 'ours', match: '/nodes/node_modules/n8n-nodes-generation-service/' },
+					http: { dir: 'http', match: '/nodes/HttpRequest/' },
+					items: CPU_NODES * CPU_PER_NODE,
+				});
+				fs.writeFileSync(path.join(opt.cpuProf, 'summary.md'), summary.text);
+				log(`  CPU profiles in ${opt.cpuProf}; summary:\n${summary.text}`);
+				set.profile = summary;
 			}
 			// the same with 100 items per key: how long the pacer's spreading makes a run wait
 			emu.control.clearJournal();

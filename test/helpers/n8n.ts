@@ -33,23 +33,6 @@ export async function initBinaryData(): Promise<void> {
 
 const credentialType = new GenerationServiceApi();
 
-/** Applies the credential's generic `authenticate` like n8n's CredentialsHelper does. */
-function authenticate(
-	credentials: ICredentialDataDecryptedObject,
-	requestOptions: IHttpRequestOptions,
-): IHttpRequestOptions {
-	const headers: IDataObject = { ...(requestOptions.headers ?? {}) };
-	const defined = credentialType.authenticate.properties.headers ?? {};
-	for (const [name, template] of Object.entries(defined)) {
-		headers[name] = String(template)
-			.replace(/^=/, '')
-			.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_m, key: string) =>
-				String(credentials[key] ?? ''),
-			);
-	}
-	return { ...requestOptions, headers };
-}
-
 export interface NodeRun {
 	node: INodeType;
 	parameters: INodeParameters;
@@ -130,7 +113,7 @@ function makeWorkflow(run: NodeRun) {
 				creds: ICredentialDataDecryptedObject,
 				_type: string,
 				options: IHttpRequestOptions,
-			) => authenticate(creds, options),
+			) => credentialType.authenticate(creds, options),
 			preAuthentication: async () => undefined,
 		},
 		hooks: undefined,

@@ -42,11 +42,16 @@ const mocked = useNock();
 describe('credential', () => {
 	const credential = new GenerationServiceApi();
 
-	it('authenticates with a generic bearer header and tests with GET /me (no scope needed)', () => {
+	it('authenticates with a bearer header and tests with GET /me (no scope needed)', async () => {
 		expect(credential.name).toBe('generationServiceApi');
-		expect(credential.authenticate.properties.headers?.Authorization).toBe(
-			'=Bearer {{$credentials.apiKey}}',
+		const options = await credential.authenticate(
+			{ apiKey: 'svc_sk_key_abc.def', baseUrl: 'http://127.0.0.1:4010/v1' },
+			{ url: '/me', headers: { 'Idempotency-Key': 'k1' } },
 		);
+		expect(options.headers).toEqual({
+			'Idempotency-Key': 'k1',
+			Authorization: 'Bearer svc_sk_key_abc.def',
+		});
 		expect(credential.test.request.url).toBe('/me');
 		expect(credential.test.request.method).toBe('GET');
 		const apiKey = credential.properties.find((p) => p.name === 'apiKey');
