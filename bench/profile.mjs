@@ -62,7 +62,9 @@ export function analyse(profiles, ownMatch) {
 		// the node's run starts with its `execute` (loading its module at n8n's start does not count)
 		const own = new Set(
 			p.nodes
-				.filter((n) => n.callFrame.url.includes(ownMatch) && /^execute/.test(n.callFrame.functionName))
+				.filter(
+					(n) => n.callFrame.url.includes(ownMatch) && /^execute/.test(n.callFrame.functionName),
+				)
 				.map((n) => n.id),
 		);
 		const first = p.samples.findIndex((id) => {

@@ -7,7 +7,8 @@ export const OUR_CRED_TYPE = 'generationServiceApi';
 export const BASE_CRED_TYPE = 'httpHeaderAuth';
 
 let counter = 0;
-const nid = () => `b${String(++counter).padStart(4, '0')}-0000-4000-8000-${randomUUID().slice(-12)}`;
+const nid = () =>
+	`b${String(++counter).padStart(4, '0')}-0000-4000-8000-${randomUUID().slice(-12)}`;
 
 function node(name, type, typeVersion, parameters, extra = {}) {
 	return { id: nid(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
@@ -202,7 +203,9 @@ export function jobBaseline(
 			{
 				method: 'POST',
 				url: `${baseUrl}/jobs`,
-				headers: { 'Idempotency-Key': `={{ 'bench-job-' + $execution.id + '-' + $now.toMillis() }}` },
+				headers: {
+					'Idempotency-Key': `={{ 'bench-job-' + $execution.id + '-' + $now.toMillis() }}`,
+				},
 				jsonBody: body,
 			},
 			cred,
@@ -240,7 +243,13 @@ export const upOurs = (file, cred, id = 'benchUpOurs') =>
 		),
 	]);
 
-export const upBaseline = (file, cred, baseUrl, id = 'benchUpBase', key = 'bench-baseline-upload-20mib-0001') =>
+export const upBaseline = (
+	file,
+	cred,
+	baseUrl,
+	id = 'benchUpBase',
+	key = 'bench-baseline-upload-20mib-0001',
+) =>
 	workflow(id, `upload, baseline (HTTP Request binary body) ${file}`, [
 		manual(),
 		readFile('Read', file),
@@ -284,13 +293,18 @@ export const dlBaseline = (jobId, cred, baseUrl, id = 'benchDlBase') =>
 	workflow(id, `download, baseline (HTTP Request file) ${jobId}`, [
 		manual(),
 		setFields('Job', { jobId }),
-		http('Download', { url: `=${baseUrl}/jobs/{{ $json.jobId }}/output`, responseFile: true }, cred),
+		http(
+			'Download',
+			{ url: `=${baseUrl}/jobs/{{ $json.jobId }}/output`, responseFile: true },
+			cred,
+		),
 	]);
 
 // ---------------------------------------------------------------------------------------------------
 // 3. Batch: N text-to-video jobs created, waited for and downloaded by one Create node
 
-const prompts = (n) => Array.from({ length: n }, (_, i) => `benchmark batch prompt number ${i + 1}`);
+const prompts = (n) =>
+	Array.from({ length: n }, (_, i) => `benchmark batch prompt number ${i + 1}`);
 
 /**
  * N prompts → one Job node "Create" with Wait for Completion (defaults: 5 s poll, download on) → Write
@@ -298,9 +312,17 @@ const prompts = (n) => Array.from({ length: n }, (_, i) => `benchmark batch prom
  * last download, so it is outside the measured wall time). The same workflow runs on our current package
  * and on the previous version (same node type names).
  */
-export const batchWait = (id, n, cred, outDir) =>
-	workflow(id, `batch of ${n}: Create with Wait for Completion`, [
+/**
+ * `phase`: the run waits in n8n (a Wait node, before the items) until that second of the clock minute, so the
+ * batch's first request leaves near it however long n8n took to start.
+ */
+export const batchWait = (id, n, cred, outDir, phase) =>
+	workflow(id, `batch of ${n}: Create with Wait for Completion, from second ${phase}`, [
 		manual(),
+		waitSeconds(
+			'Until the phase',
+			`={{ Math.max(0.05, (((${phase} - $now.second - $now.millisecond / 1000) % 60) + 60) % 60) }}`,
+		),
 		...itemsOf(prompts(n), 'prompt'),
 		ours(
 			'Create',
