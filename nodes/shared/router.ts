@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { runsAsTool, withoutBinary } from './agent';
 import { RunState } from './jobs/run';
 
 function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
@@ -101,7 +102,7 @@ export async function routeItems(
 	const returnData = perItem.flatMap((output, i) =>
 		(output ?? []).map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: i } })),
 	);
-	return [returnData];
+	return [runsAsTool(ctx) ? withoutBinary(returnData) : returnData];
 }
 
 /** Wraps API objects as output items paired with the input item. */

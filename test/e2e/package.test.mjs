@@ -1,5 +1,5 @@
-// The package as users get it: `npm pack` contents, the AI-agent example loading in real n8n with our
-// Job node as a tool, and the polling trigger run through a manual execution in real n8n.
+// The package as users get it: `npm pack` contents, and the polling trigger run through a manual execution
+// in real n8n. (The AI-agent example runs end to end in agent.test.mjs.)
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +13,6 @@ import {
 	PACKAGE,
 	e2eHosts,
 	ensureHost,
-	loadExample,
 	openInstance,
 	packOnce,
 	startEmulator,
@@ -88,20 +87,6 @@ for (const version of e2eHosts()) {
 				await emu?.close();
 				await inst?.close();
 			});
-
-			it(
-				'the AI-agent example imports, and n8n knows our Job node as a tool',
-				{ skip: version === '1' && 'n8n 1.x has no Agent 3.1' },
-				async () => {
-					const wf = loadExample('ai-agent-job-tools.json');
-					await inst.importWorkflow(wf);
-					// Without an OpenAI credential the run must stop at the chat model, not at an unknown node type.
-					const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
-					const text = JSON.stringify(res.error ?? {}) + res.stdout + res.stderr;
-					assert.doesNotMatch(text, /Unrecognized node type|is not known|Unknown node/i);
-					assert.equal(res.ok, false, 'needs a model credential to run');
-				},
-			);
 
 			it('the Job Finished trigger returns the latest finished job in a manual execution', async (t) => {
 				const create = await fetch(`${emu.baseUrl}/jobs`, {

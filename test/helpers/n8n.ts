@@ -45,6 +45,8 @@ export interface NodeRun {
 	nodeName?: string;
 	abortSignal?: AbortSignal;
 	mode?: WorkflowExecuteMode;
+	/** Run as n8n runs a node used as a tool of an AI agent: under the node type `<type>Tool`. */
+	asTool?: boolean;
 	staticData?: IDataObject;
 	/**
 	 * The execution's data, shared by the nodes of one execution as n8n does (its flow context, its
@@ -67,7 +69,7 @@ function makeWorkflow(run: NodeRun) {
 	const node: INode = {
 		id: run.nodeId ?? 'node-under-test',
 		name: run.nodeName ?? nodeType.description.displayName,
-		type: `n8n-nodes-generation-service.${nodeType.description.name}`,
+		type: `n8n-nodes-generation-service.${nodeType.description.name}${run.asTool ? 'Tool' : ''}`,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: run.parameters,

@@ -279,7 +279,7 @@ describe('Get, Delete, Download', () => {
 
 		const error = await fails(run({ operation: 'get', assetId: byId(id) }));
 		expect(error.message).toBe(
-			'Asset not found: it does not exist or belongs to another account. Upload the file again or check the asset id.',
+			`Asset not found: ${id} does not exist or belongs to another account. Upload the file again or check the asset id.`,
 		);
 		expect(error.httpCode).toBe('404');
 		expect(error.context.errorCode).toBe('asset_not_found');

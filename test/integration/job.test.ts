@@ -168,7 +168,7 @@ describe('Job node against the emulator', () => {
 			run({ operation: 'create', ...textJob, durationSeconds: 30, options: { maxCredits: 20 } }),
 		);
 		expect(error.message).toBe(
-			'The quote is 48 credits, above Max Credits (20): nothing was created and nothing was reserved.',
+			"The quote is 48 credits, above Max Credits (20): nothing was created and nothing was reserved. Price: 8 credits per started 5 s of text_to_video; this job asks for 30 s. Ask for a shorter duration, or raise Max Credits in the node's options.",
 		);
 		expect(error.context.quote).toMatchObject({ reservedCredits: 48 });
 		expect(env.emu.control.jobs()).toHaveLength(0);

@@ -79,7 +79,7 @@ describe('Persona node against the emulator', () => {
 	it('Get of an unknown persona gives the clear not-found message', async () => {
 		const error = await fails(run({ operation: 'get', personaId: byId(`prs_${'f'.repeat(32)}`) }));
 		expect(error.message).toContain(
-			'Not found: the resource does not exist or belongs to another account',
+			`Not found: prs_${'f'.repeat(32)} does not exist or belongs to another account`,
 		);
 		expect(error.httpCode).toBe('404');
 	});

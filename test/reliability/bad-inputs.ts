@@ -517,7 +517,7 @@ export const ASSET_AND_PERSONA_CASES: BadInput[] = [
 		name: 'persona of the right form that does not exist',
 		node: persona,
 		parameters: { resource: 'persona', operation: 'get', personaId: rl(fakePersona) },
-		message: 'Not found: the resource does not exist or belongs to another account. Check the id.',
+		message: `Not found: ${fakePersona} does not exist or belongs to another account. Check the id.`,
 		sent: true,
 	},
 	{

@@ -144,6 +144,19 @@ async function unpayable(
 	};
 }
 
+/** " Price: 8 credits per started 5 s of text_to_video; this job asks for 10 s." — when the table says so. */
+function priceNote(capabilities: IDataObject, input: IDataObject): string {
+	const pricing = pricingOf(capabilities) as IDataObject | undefined;
+	const perBlock = (pricing?.creditsPerBlock as IDataObject | undefined)?.[String(input.mode)];
+	const blockSeconds = pricing?.blockSeconds;
+	if (typeof perBlock !== 'number' || typeof blockSeconds !== 'number') return '';
+	const asked =
+		input.durationSeconds === undefined
+			? ''
+			: `; this job asks for ${String(input.durationSeconds)} s`;
+	return ` Price: ${perBlock} credits per started ${blockSeconds} s of ${String(input.mode)}${asked}.`;
+}
+
 /**
  * The Max Credits guard: quote first; refuse, creating nothing, when the account or key cannot pay
  * (naming the real cause) or the job would reserve more than `maxCredits` (when set). Returns the quote,
@@ -165,7 +178,7 @@ export async function guardCost(
 	} else if (maxCredits !== undefined && reserved > maxCredits) {
 		problem = {
 			code: 'max_credits_exceeded',
-			message: `The quote is ${reserved} credits, above Max Credits (${maxCredits}): nothing was created and nothing was reserved.`,
+			message: `The quote is ${reserved} credits, above Max Credits (${maxCredits}): nothing was created and nothing was reserved.${priceNote(capabilities, input)} Ask for a shorter duration, or raise Max Credits in the node's options.`,
 		};
 	}
 	if (!problem) return quote;

@@ -2,6 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { runsAsTool } from '../agent';
 import type { RunState } from './run';
 import type { Job } from './job';
 import { MIN_POLL_SECONDS } from './job';
@@ -13,7 +14,10 @@ export interface WaitOptions extends FinishOptions {
 	timeoutMinutes: number;
 }
 
-/** Options of Wait for Job and of Create's "Wait for Completion", defined once. */
+/**
+ * Options of Wait for Job and of Create's "Wait for Completion", defined once. As a tool of an AI agent
+ * nothing is downloaded: the agent gets the job (its output's size and sha256), never the file.
+ */
 export function readWaitOptions(
 	ctx: IExecuteFunctions,
 	i: number,
@@ -29,7 +33,7 @@ export function readWaitOptions(
 	return {
 		pollIntervalSeconds: Math.max(MIN_POLL_SECONDS, pollIntervalSeconds),
 		timeoutMinutes,
-		download: options.downloadOutput !== false,
+		download: options.downloadOutput !== false && !runsAsTool(ctx),
 		binaryPropertyName: String(options.binaryPropertyName ?? 'data'),
 		maxWaitSeconds: options.maxRateLimitWait as number | undefined,
 	};

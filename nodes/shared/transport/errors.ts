@@ -28,6 +28,11 @@ export interface ErrorContext {
 
 type MessageFn = (info: ServiceErrorInfo, ctx: ErrorContext) => string;
 
+/** The id a request path names (`/jobs/job_…/output` → `job_…`), for messages that must stand alone. */
+function idInPath(path: string): string | undefined {
+	return /\/((?:job|asset|prs)_[A-Za-z0-9]+)/.exec(path)?.[1];
+}
+
 const retryHint = (info: ServiceErrorInfo) =>
 	info.retryAfterSeconds !== undefined
 		? ` Try again in ${info.retryAfterSeconds} s` +
@@ -65,10 +70,16 @@ export const ERROR_MESSAGES: Record<string, MessageFn> = {
 	},
 	origin_forbidden: () =>
 		'The service refused a browser Origin header: API keys work only from servers. Call the service from n8n without an Origin header.',
-	not_found: () =>
-		'Not found: the resource does not exist or belongs to another account. Check the id.',
-	asset_not_found: () =>
-		'Asset not found: it does not exist or belongs to another account. Upload the file again or check the asset id.',
+	not_found: (_info, ctx) => {
+		const id = idInPath(ctx.path);
+		return id
+			? `Not found: ${id} does not exist or belongs to another account. Check the id.`
+			: 'Not found: the resource does not exist or belongs to another account. Check the id.';
+	},
+	asset_not_found: (_info, ctx) => {
+		const id = idInPath(ctx.path);
+		return `Asset not found: ${id ?? 'it'} does not exist or belongs to another account. Upload the file again or check the asset id.`;
+	},
 	idempotency_conflict: () =>
 		'The Idempotency-Key was already used for a different request. Use another key for a new request, or send exactly the same request to get the earlier result.',
 	output_not_ready: () =>

@@ -14,7 +14,7 @@ function operations(getManyValue: 'getAll' | 'getMany'): INodePropertyOptions[] 
 		{
 			name: 'Create',
 			value: 'create',
-			action: 'Create a video generation',
+			action: 'Create a video (spends credits)',
 			description:
 				'Start a generation (POST /jobs, scope jobs:write). SPENDS CREDITS: reserves the quoted amount. Safe to retry: the same intent never charges twice.',
 		},
@@ -28,7 +28,7 @@ function operations(getManyValue: 'getAll' | 'getMany'): INodePropertyOptions[] 
 		{
 			name: 'Get',
 			value: 'get',
-			action: 'Get a job',
+			action: 'Get a job (state and credits)',
 			description: 'State, credits and output of one job (GET /jobs/{ID}, scope jobs:read). Free.',
 		},
 		{
@@ -40,7 +40,7 @@ function operations(getManyValue: 'getAll' | 'getMany'): INodePropertyOptions[] 
 		{
 			name: 'Quote',
 			value: 'quote',
-			action: 'Quote a video generation',
+			action: 'Quote a video generation (free)',
 			description:
 				'Price of a generation and whether the account can pay (POST /jobs/quote, scope jobs:write). Reserves nothing, free.',
 		},
