@@ -300,7 +300,7 @@ export async function withLock(lockPath, log, fn) {
  * Install `dependencies` into <cache>/<name> once: built in <name>.partial, checked, marked, then renamed.
  * A previous half-finished attempt (no marker) is thrown away. Returns the final folder.
  */
-async function ensureCacheEntry({ name, manifest, runtime = '', log, build, verify }) {
+export async function ensureCacheEntry({ name, manifest, runtime = '', log, build, verify }) {
 	const root = cacheDir();
 	fs.mkdirSync(root, { recursive: true });
 	const dir = path.join(root, name);
@@ -364,7 +364,7 @@ async function ensureCacheEntry({ name, manifest, runtime = '', log, build, veri
 }
 
 /** npm install with a heartbeat (npm is silent for minutes). */
-async function npmInstall(dir, args, { log, label, env }) {
+export async function npmInstall(dir, args, { log, label, env }) {
 	const started = Date.now();
 	const nm = path.join(dir, 'node_modules');
 	let busy = false;

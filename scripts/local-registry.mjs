@@ -1,0 +1,234 @@
+#!/usr/bin/env node
+// A local npm registry (verdaccio 6) on loopback, for tests that install this package the way users do
+// (n8n's Settings → Community Nodes → Install runs its own `npm pack` / `npm install` against a registry).
+//
+//   ensureRegistryTools({ log })         install verdaccio once into the tools cache (outside the clone)
+//   startRegistry({ log })               a throw-away registry: { url, publish(tarball), stop() }
+//   node scripts/local-registry.mjs install
+//
+// Why not a devDependency: verdaccio-audit (a verdaccio dependency) asks for `node-fetch@cjs`, a dist-tag the
+// registry reachable here does not serve; only an `overrides` entry fixes that, and n8n's strict lint forbids
+// `overrides` in the package's own package.json. So verdaccio lives in <cache>/registry-tools with its own
+// package.json (the override included) and lockfile (scripts/n8n-host/registry-tools.package-lock.json), the
+// way scripts/n8n-host.mjs installs the n8n hosts. verdaccio 6 needs Node >= 22: it runs on the cached Node 24.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import {
+	NODE24,
+	cleanEnv,
+	ensureCacheEntry,
+	ensureNode24,
+	freePort,
+	npmInstall,
+	run,
+	trackDir,
+	trackGroup,
+	untrackDir,
+	untrackGroup,
+} from './n8n-host.mjs';
+
+export const VERDACCIO_VERSION = '6.10.4';
+
+const defaultLog = (msg) => process.stderr.write(`[registry] ${msg}\n`);
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function node24Env(node, extra = {}) {
+	const env = cleanEnv(extra);
+	env.PATH = `${path.dirname(node.bin)}${path.delimiter}${env.PATH}`;
+	return env;
+}
+
+/** verdaccio in <cache>/registry-tools (installed once, from the kept lockfile); returns { dir, bin, node }. */
+export async function ensureRegistryTools({ log = defaultLog } = {}) {
+	const node = await ensureNode24(log);
+	const manifest = {
+		name: 'gs-registry-tools',
+		private: true,
+		description:
+			'local npm registry for the Community Nodes install test of n8n-nodes-generation-service (generated; safe to delete)',
+		dependencies: { verdaccio: VERDACCIO_VERSION },
+		overrides: { 'verdaccio-audit': { 'node-fetch': '2.7.0' } },
+	};
+	const { dir } = await ensureCacheEntry({
+		name: 'registry-tools',
+		manifest,
+		runtime: `node-${NODE24.version}`,
+		log,
+		build: async (d) => {
+			log(`installing verdaccio ${VERDACCIO_VERSION} into ${d}`);
+			await npmInstall(d, ['--ignore-scripts'], {
+				log,
+				label: 'verdaccio',
+				env: node24Env(node),
+			});
+		},
+		verify: async (d) => {
+			const pkg = JSON.parse(
+				fs.readFileSync(path.join(d, 'node_modules', 'verdaccio', 'package.json'), 'utf8'),
+			);
+			if (pkg.version !== VERDACCIO_VERSION)
+				throw new Error(`verdaccio ${pkg.version} installed, want ${VERDACCIO_VERSION}`);
+			const r = await run(
+				node.bin,
+				[path.join(d, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--version'],
+				{
+					env: node24Env(node),
+					timeoutMs: 60_000,
+				},
+			);
+			if (r.code !== 0 || !r.stdout.includes(VERDACCIO_VERSION))
+				throw new Error(`verdaccio --version: exit ${r.code}\n${r.stdout}${r.stderr}`);
+		},
+	});
+	return { dir, bin: path.join(dir, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), node };
+}
+
+/**
+ * Start an empty registry on a free loopback port: no uplinks (nothing is fetched from elsewhere), anyone may
+ * publish. Returns { url, port, storage, publish(tarball), view(name), stop(), tail() }.
+ */
+export async function startRegistry({ log = defaultLog } = {}) {
+	const tools = await ensureRegistryTools({ log });
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-registry-'));
+	trackDir(dir);
+	const port = await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const storage = path.join(dir, 'storage');
+	const config = path.join(dir, 'config.yaml');
+	fs.writeFileSync(
+		config,
+		[
+			`storage: ${JSON.stringify(storage)}`,
+			`self_path: ${JSON.stringify(dir)}`,
+			'uplinks: {}',
+			'packages:',
+			"  '**':",
+			'    access: $all',
+			'    publish: $all',
+			'    unpublish: $all',
+			'web:',
+			'  enable: false',
+			'max_body_size: 50mb',
+			'log: { type: stdout, format: json, level: warn }',
+			'',
+		].join('\n'),
+	);
+	const logFile = path.join(dir, 'verdaccio.log');
+	const fd = fs.openSync(logFile, 'a');
+	const child = spawn(
+		tools.node.bin,
+		[tools.bin, '--config', config, '--listen', `127.0.0.1:${port}`],
+		{
+			cwd: dir,
+			env: node24Env(tools.node),
+			stdio: ['ignore', fd, fd],
+			detached: true,
+		},
+	);
+	fs.closeSync(fd);
+	trackGroup(child.pid);
+	let exited = null;
+	child.on('exit', (code, signal) => {
+		exited = { code, signal };
+	});
+	const tail = () => {
+		try {
+			return fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-30).join('\n');
+		} catch {
+			return '(no log)';
+		}
+	};
+	const t0 = Date.now();
+	for (;;) {
+		if (exited) throw new Error(`verdaccio exited (${JSON.stringify(exited)}):\n${tail()}`);
+		try {
+			if ((await fetch(`${url}/-/ping`)).ok) break;
+		} catch {
+			/* not listening yet */
+		}
+		if (Date.now() - t0 > 120_000)
+			throw new Error(`verdaccio did not answer within 120 s:\n${tail()}`);
+		await pause(200);
+	}
+	log(
+		`verdaccio ${VERDACCIO_VERSION} on ${url} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+	);
+	// an .npmrc of our own: the token is a dummy (verdaccio is configured with publish: $all)
+	const npmrc = path.join(dir, '.npmrc');
+	fs.writeFileSync(npmrc, `registry=${url}/\n//127.0.0.1:${port}/:_authToken=local-test-token\n`);
+	const npmEnv = cleanEnv({
+		npm_config_userconfig: npmrc,
+		npm_config_cache: path.join(dir, 'npm-cache'),
+	});
+
+	return {
+		url,
+		port,
+		storage,
+		npmEnv,
+		tail,
+		/** `npm publish <tarball>` to this registry; `tag` defaults to npm's "latest". */
+		async publish(tarball, { tag } = {}) {
+			const r = await run(
+				'npm',
+				[
+					'publish',
+					path.resolve(tarball),
+					'--registry',
+					`${url}/`,
+					'--ignore-scripts',
+					...(tag ? ['--tag', tag] : []),
+				],
+				{ cwd: dir, env: npmEnv, timeoutMs: 120_000 },
+			);
+			if (r.code !== 0)
+				throw new Error(`npm publish ${tarball} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+		},
+		/** The registry's document for a package (versions, dist-tags), or undefined. */
+		async view(name) {
+			const res = await fetch(`${url}/${encodeURIComponent(name).replace('%40', '@')}`);
+			return res.ok ? res.json() : undefined;
+		},
+		async stop() {
+			if (!exited) {
+				try {
+					process.kill(-child.pid, 'SIGTERM');
+				} catch {
+					/* gone */
+				}
+				for (let i = 0; i < 50 && !exited; i++) await pause(100);
+				try {
+					process.kill(-child.pid, 'SIGKILL');
+				} catch {
+					/* gone */
+				}
+			}
+			untrackGroup(child.pid);
+			fs.rmSync(dir, { recursive: true, force: true });
+			untrackDir(dir);
+		},
+	};
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+	const [cmd] = process.argv.slice(2);
+	if (cmd === 'install') {
+		ensureRegistryTools().then(
+			(t) => {
+				console.log(`verdaccio ${VERDACCIO_VERSION} in ${t.dir}`);
+				process.exit(0);
+			},
+			(e) => {
+				console.error(e?.stack ?? e);
+				process.exit(1);
+			},
+		);
+	} else {
+		console.log('usage: node scripts/local-registry.mjs install');
+		process.exit(cmd ? 2 : 0);
+	}
+}

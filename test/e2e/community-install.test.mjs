@@ -1,0 +1,385 @@
+// Installing the package as users do: Settings → Community Nodes → Install in a real browser, against a local
+// npm registry (verdaccio, started here, no uplinks) that serves the packed package. n8n runs its own
+// `npm pack` / `npm install` from N8N_COMMUNITY_PACKAGES_REGISTRY, loads the nodes without a restart, offers the
+// next version as an update (its `npm outdated`), updates and uninstalls.
+//
+// Offline on purpose: every registry call n8n makes goes to the local registry (install and update through
+// N8N_COMMUNITY_PACKAGES_REGISTRY, its `npm outdated` update check through npm_config_registry); the
+// "verified packages" list is switched off (N8N_VERIFIED_PACKAGES_ENABLED=false); n8n's package-status lookup
+// (api.n8n.io) fails here and n8n treats that as "not banned", as it does for every user offline.
+//
+// One thing is not as for every user: n8n 2.41.1 allows a registry other than the public npm registry only
+// with an Enterprise licence feature (feat:communityNodes:customRegistry; without it the install fails with
+// "feature not licensed"). No licence exists here, so n8n is started with a preload (--require) that
+// answers that single licence question with yes; everything else runs unchanged. Users install from the
+// public registry, where that check does not apply.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+
+import { startRegistry } from '../../scripts/local-registry.mjs';
+import {
+	cleanEnv,
+	ownerSession,
+	runManuallyFromTrigger,
+	run,
+	startServer,
+	trackDir,
+} from '../../scripts/n8n-host.mjs';
+import { dismissPopups, launchBrowser } from './browser.mjs';
+import {
+	INSTALL_TIMEOUT_MS,
+	PACKAGE,
+	ensureHost,
+	openInstance,
+	packOnce,
+	startEmulator,
+} from './harness.mjs';
+
+const log = (msg) => process.stderr.write(`[install] ${msg}\n`);
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The display names of the package's nodes, read from its built descriptions (not typed twice). */
+function nodeDisplayNames(distRoot) {
+	return PACKAGE.n8n.nodes.map((file) => {
+		const src = fs.readFileSync(path.join(distRoot, file), 'utf8');
+		const m = /displayName:\s*'([^']+)'/.exec(src);
+		assert.ok(m, `no displayName in ${file}`);
+		return m[1];
+	});
+}
+
+/** Unpack a tarball into a temp dir, let `edit(pkgJson, pkgDir)` change it, and `npm pack` it again. */
+async function repack(tarball, edit) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-repack-'));
+	trackDir(dir);
+	execFileSync('tar', ['-xzf', tarball, '-C', dir]);
+	const pkgDir = path.join(dir, 'package');
+	const pj = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+	edit(pj, pkgDir);
+	fs.writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify(pj, null, 2));
+	const r = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+		cwd: pkgDir,
+		env: cleanEnv(),
+	});
+	if (r.code !== 0) throw new Error(`npm pack (repack) failed:\n${r.stdout}${r.stderr}`);
+	return path.join(
+		dir,
+		path.basename(JSON.parse(r.stdout.slice(r.stdout.indexOf('[')))[0].filename),
+	);
+}
+
+/** The next patch version of a semver string. */
+function nextPatch(version) {
+	const [maj, min, patch] = version.split('-')[0].split('.').map(Number);
+	return `${maj}.${min}.${patch + 1}`;
+}
+
+/** A preload for n8n: says yes to the custom-registry licence feature only (see the top of this file). */
+function writeLicensePreload(dir) {
+	const file = path.join(dir, 'custom-registry-licence.cjs');
+	fs.writeFileSync(
+		file,
+		`'use strict';
+// Loaded with --require into n8n only for the Community Nodes install test: n8n allows a custom npm registry
+// only with the Enterprise feature feat:communityNodes:customRegistry. Answer that one question with yes.
+const Module = require('node:module');
+const load = Module._load;
+Module._load = function (...args) {
+	const exported = load.apply(this, args);
+	const License = exported && exported.License;
+	if (typeof License === 'function' && License.prototype && typeof License.prototype.isCustomNpmRegistryEnabled === 'function' && !License.__gsCustomRegistry) {
+		License.__gsCustomRegistry = true;
+		License.prototype.isCustomNpmRegistryEnabled = function () { return true; };
+	}
+	return exported;
+};
+`,
+	);
+	return file;
+}
+
+describe(
+	'Community Nodes install from a registry, in the browser (n8n 2.41.1)',
+	{ timeout: INSTALL_TIMEOUT_MS + 15 * 60_000 },
+	() => {
+		let registry;
+		let inst;
+		let server;
+		let emu;
+		let browser;
+		let page;
+		let cookie;
+		let tarball;
+		let nextTarball;
+		let nextVersion;
+		let displayNames;
+		let installed = false; // the later steps need the install step
+		const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-install-'));
+		trackDir(work);
+
+		before(
+			async () => {
+				await ensureHost({ version: '2' });
+				tarball = await packOnce();
+				nextVersion = nextPatch(PACKAGE.version);
+				nextTarball = await repack(tarball, (pj) => {
+					pj.version = nextVersion;
+				});
+				const unpacked = path.join(work, 'unpacked');
+				fs.mkdirSync(unpacked);
+				execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
+				displayNames = nodeDisplayNames(path.join(unpacked, 'package'));
+
+				[registry, emu] = await Promise.all([
+					startRegistry({ log }),
+					startEmulator({ jobTiming: { queuedMs: 0, runningMs: 0 } }),
+				]);
+				await registry.publish(tarball);
+
+				inst = await openInstance({ version: '2' });
+				const npmCache = path.join(work, 'npm-cache');
+				server = await startServer(inst, {
+					log,
+					env: {
+						N8N_COMMUNITY_PACKAGES_REGISTRY: registry.url,
+						N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+						// `npm outdated` (the update check) runs without --registry: point npm itself at the registry
+						npm_config_registry: `${registry.url}/`,
+						npm_config_cache: npmCache,
+						npm_config_update_notifier: 'false',
+						NODE_OPTIONS: `--require ${writeLicensePreload(work)}`,
+					},
+				});
+				cookie = await ownerSession(server.base);
+				({ page, close: browser } = await launchBrowser());
+				// generous bounds (to fail instead of hanging), not speed expectations: the machine may be busy
+				page.setDefaultTimeout(120_000);
+				page.setDefaultNavigationTimeout(180_000);
+				const [name, value] = cookie.split(';')[0].split('=');
+				await page.context().addCookies([{ name, value, url: server.base }]);
+			},
+			{ timeout: INSTALL_TIMEOUT_MS },
+		);
+
+		after(async () => {
+			await browser?.();
+			await server?.stop();
+			await inst?.close();
+			await registry?.stop();
+			await emu?.close(); // the referee: fails unless it saw no client mistake
+			fs.rmSync(work, { recursive: true, force: true });
+		});
+
+		afterEach(async (t) => {
+			// a failed step leaves a screenshot of the page behind (kept, its path printed)
+			if (page && t.passed === false) {
+				const file = path.join(os.tmpdir(), `gs-install-failure-${Date.now()}.png`);
+				await page.screenshot({ path: file }).catch(() => {});
+				log(`screenshot of the failed step: ${file}`);
+			}
+		});
+
+		const rest = async (method, p, body) => {
+			const res = await fetch(`${server.base}/rest${p}`, {
+				method,
+				headers: { 'Content-Type': 'application/json', Cookie: cookie },
+				body: body ? JSON.stringify(body) : undefined,
+			});
+			const json = await res.json().catch(() => ({}));
+			if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${JSON.stringify(json)}`);
+			return json.data;
+		};
+
+		const packageCard = () =>
+			page.locator('[data-test-id="community-package-card"]').filter({ hasText: PACKAGE.name });
+
+		async function openCommunityNodes() {
+			await page.goto(`${server.base}/settings/community-nodes`, { waitUntil: 'domcontentloaded' });
+			await page
+				.getByText('Community nodes', { exact: false })
+				.first()
+				.waitFor({ timeout: 300_000 });
+			await dismissPopups(page);
+		}
+
+		/** Node-panel search on a new workflow: the names of the items found. */
+		async function searchNodePanel(query) {
+			await page.goto(`${server.base}/workflow/new`, { waitUntil: 'domcontentloaded' });
+			await page.locator('[data-test-id="canvas-add-button"]').waitFor({ timeout: 300_000 });
+			await dismissPopups(page);
+			await page.locator('[data-test-id="canvas-add-button"]').click();
+			const search = page.locator('[data-test-id="node-creator-search-bar"]');
+			await search.waitFor();
+			await search.fill(query);
+			// the list settles after the search is typed: wait until two reads agree
+			let last;
+			for (let i = 0; i < 40; i++) {
+				await pause(500);
+				const names = await page
+					.locator('[data-test-id="node-creator-item-name"]')
+					.allInnerTexts()
+					.catch(() => []);
+				const key = JSON.stringify(names);
+				if (key === last) return names.map((s) => s.trim());
+				last = key;
+			}
+			return JSON.parse(last ?? '[]');
+		}
+
+		it('installs from Settings → Community Nodes; the nodes appear in the node panel', async (t) => {
+			await openCommunityNodes();
+			// the empty page's call to action (the header button once a package is installed)
+			await page.getByRole('button', { name: 'Install a community node' }).first().click();
+			await page.locator('input[data-test-id="package-name-input"]').fill(PACKAGE.name);
+			await page.locator('[data-test-id="user-agreement-checkbox"]').click();
+			const t0 = Date.now();
+			await page.locator('[data-test-id="install-community-package-button"]').click();
+			// installed (the package's card), or n8n's error notification (e.g. a node file it cannot load)
+			const failure = page.getByText('Error installing new package');
+			const outcome = await Promise.race([
+				packageCard()
+					.waitFor({ timeout: 300_000 })
+					.then(
+						() => 'installed',
+						() => 'timeout',
+					),
+				failure
+					.first()
+					.waitFor({ timeout: 300_000 })
+					.then(
+						() => 'error',
+						() => 'timeout',
+					),
+			]);
+			if (outcome !== 'installed') {
+				const text = await page
+					.locator('.el-notification')
+					.allInnerTexts()
+					.catch(() => []);
+				assert.fail(`n8n did not install the package (${outcome}): ${text.join('\n')}`);
+			}
+			t.diagnostic(`install through the page: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+			await assertCard({ version: PACKAGE.version });
+
+			installed = true;
+			const found = await searchNodePanel('Generation Service');
+			for (const name of displayNames)
+				assert.ok(
+					found.includes(name),
+					`node panel lacks "${name}"; it shows ${JSON.stringify(found)}`,
+				);
+		});
+
+		it('a workflow with an installed node runs against the emulator without a restart', async () => {
+			assert.ok(installed, 'the install step failed');
+			const credential = await rest('POST', '/credentials', {
+				name: 'Generation Service (local emulator)',
+				type: 'generationServiceApi',
+				data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
+			});
+			const wf = await rest('POST', '/workflows', {
+				name: 'Installed from the registry',
+				nodes: [
+					{
+						id: '5b0c1a52-0000-4000-8000-000000000001',
+						name: 'Manual',
+						type: 'n8n-nodes-base.manualTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {},
+					},
+					{
+						id: '5b0c1a52-0000-4000-8000-000000000002',
+						name: 'Identity',
+						type: `${PACKAGE.name}.generationServiceAccount`,
+						typeVersion: 1,
+						position: [220, 0],
+						parameters: { resource: 'account', operation: 'getIdentity' },
+						credentials: { generationServiceApi: { id: credential.id, name: credential.name } },
+					},
+				],
+				connections: { Manual: { main: [[{ node: 'Identity', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+				active: false,
+			});
+			const execution = await runManuallyFromTrigger(inst, server.base, cookie, wf.id, 'Manual');
+			const runs = execution.data.resultData.runData.Identity;
+			assert.ok(
+				runs?.length,
+				`the node did not run: ${JSON.stringify(execution.data.resultData.error ?? {})}`,
+			);
+			assert.equal(runs[0].error, undefined, JSON.stringify(runs[0].error));
+			const out = runs[0].data.main[0].map((i) => i.json);
+			assert.equal(out.length, 1);
+			assert.ok(Object.keys(out[0]).length > 0, `empty identity: ${JSON.stringify(out)}`);
+			assert.doesNotMatch(JSON.stringify(out), new RegExp(emu.keys.full.replace(/[.]/g, '\\.')));
+			emu.assertNoViolations();
+		});
+
+		it('the page offers the next version published to the registry, and updates to it', async (t) => {
+			assert.ok(installed, 'the install step failed');
+			await registry.publish(nextTarball);
+			await openCommunityNodes();
+			const update = packageCard().getByRole('button', { name: 'Update' });
+			await update.waitFor({ timeout: 300_000 });
+			const t0 = Date.now();
+			await update.click();
+			await page.getByRole('button', { name: 'Confirm update' }).click();
+			// the card shows the new version once n8n has installed and reloaded it
+			await packageCard().getByText(`v${nextVersion}`).waitFor({ timeout: 300_000 });
+			t.diagnostic(`update through the page: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+			await assertCard({ version: nextVersion });
+			const onDisk = JSON.parse(
+				fs.readFileSync(
+					path.join(inst.nodesDir, 'node_modules', PACKAGE.name, 'package.json'),
+					'utf8',
+				),
+			);
+			assert.equal(onDisk.version, nextVersion);
+			// a reload of the page: up to date now, no Update button
+			await openCommunityNodes();
+			await packageCard().getByText(`v${nextVersion}`).waitFor({ timeout: 300_000 });
+			assert.equal(await packageCard().getByRole('button', { name: 'Update' }).count(), 0);
+		});
+
+		it('uninstalls from the page; the nodes are gone from n8n and the node panel', async () => {
+			assert.ok(installed, 'the install step failed');
+			await openCommunityNodes();
+			const card = packageCard();
+			await card.locator('[data-test-id="action-toggle"] button').click();
+			await page.getByText('Uninstall package', { exact: true }).click();
+			await page.getByRole('button', { name: 'Confirm uninstall' }).click();
+			await card.waitFor({ state: 'detached', timeout: 300_000 });
+			assert.deepEqual(await rest('GET', '/community-packages'), []);
+			assert.equal(fs.existsSync(path.join(inst.nodesDir, 'node_modules', PACKAGE.name)), false);
+			const found = await searchNodePanel('Generation Service');
+			for (const name of displayNames)
+				assert.ok(
+					!found.includes(name),
+					`"${name}" is still in the node panel: ${JSON.stringify(found)}`,
+				);
+		});
+
+		/** n8n's own record: the package at `version`, every node loaded (not "failed loading"). */
+		async function assertCard({ version }) {
+			const packages = await rest('GET', '/community-packages');
+			const pkg = packages.find((p) => p.packageName === PACKAGE.name);
+			assert.ok(pkg, `n8n lists no ${PACKAGE.name}: ${JSON.stringify(packages)}`);
+			assert.equal(pkg.installedVersion, version);
+			assert.notEqual(pkg.failedLoading, true, 'n8n says the package failed loading');
+			assert.deepEqual(
+				pkg.installedNodes.map((n) => n.name).sort(),
+				[...displayNames].sort(),
+				'installed nodes',
+			);
+			const card = await packageCard().innerText();
+			assert.match(card, new RegExp(`v${version.replace(/\./g, '\\.')}`));
+			for (const name of displayNames)
+				assert.ok(card.includes(name), `card lacks ${name}: ${card}`);
+		}
+	},
+);
