@@ -1402,11 +1402,11 @@ function detectionMiss(x, limitMs) {
 	const full = x.windows.filter((w) => w >= 60).length;
 	const budget = `${full} of its ${x.windows.length} windows were used up (requests per window ${x.windows.join('/')}, the public capabilities request included)`;
 	const cause =
-		'between looks, creates and the downloads of jobs already seen spend the budget, and the pacer keeps none in reserve for the next look, which then waits for the next window';
+		'between looks, creates and the downloads of jobs already seen spend the budget; the pacer keeps the last request of a window for a look that is due (nodes/shared/jobs/watcher.ts), but a window already spent on creates has none left, and the look waits for the next window';
 	if (floorMax > limitMs) {
-		return `Partly the key's budget: the perfect client under the same windows also sees a job ${fmtS(floorMax)} after its end. Ours is ${fmtS(x.maxDetectionMs - floorMax)} later than that: ${budget}; ${cause}. Looking sooner means holding back creates or downloads for the look (a reserve per window for looks), which the wall may pay for: not done.`;
+		return `Partly the key's budget: the perfect client under the same windows also sees a job ${fmtS(floorMax)} after its end. Ours is ${fmtS(x.maxDetectionMs - floorMax)} later than that: ${budget}; ${cause}. No client under these windows can look sooner without holding back creates, which would lengthen the batch.`;
 	}
-	return `Not the key's budget as such (the perfect client sees every job within ${fmtS(floorMax)}): ${budget}; ${cause} (a reserve per window for looks would fix it: not done).`;
+	return `Not the key's budget as such (the perfect client sees every job within ${fmtS(floorMax)}): ${budget}; ${cause}.`;
 }
 
 function reportBatch({ opt, results, previous, emit, goals, findings }) {
@@ -1487,6 +1487,10 @@ function reportBatch({ opt, results, previous, emit, goals, findings }) {
 		if (!x.ok)
 			why.push(
 				`the run was not clean (${x.problems.slice(0, 3).join('; ') || (x.r.error?.message ?? 'see log')})`,
+			);
+		if (x.ratio > 1.05 && x.lastCreateMs > 1000)
+			why.push(
+				`the ${x.n} creates took ${fmtS(x.lastCreateMs)} (the floor's requests take no time; n8n's request latency on this machine, load ${x.load} at the start), so the last jobs ended that much later than the floor's`,
 			);
 		if (x.ratio > 1.05)
 			why.push(
