@@ -345,6 +345,13 @@ if (e2eHosts().includes('2')) {
 					const ok = modal.locator('[data-test-id="credentials-config-container-test-success"]');
 					await ok.waitFor({ timeout: 60_000 });
 					assert.match(await ok.innerText(), /Connection tested successfully/);
+					// the shot shows the Base URL: README's image is taken only on the emulator's usual port 4010
+					// (taken by something else, e.g. a running `npm start`: the shot goes to a temp folder)
+					const credentialShot = /:4010\/v1$/.test(local.emu.baseUrl)
+						? shot('credential-generation-service-api.png')
+						: path.join(os.tmpdir(), `gs-e2e-credential-${process.pid}.png`);
+					if (!/:4010\/v1$/.test(local.emu.baseUrl))
+						t.diagnostic(`port 4010 busy: credential shot written to ${credentialShot}`);
 					// the shot: the dialog with the masked key (never a visible key in a published image)
 					assert.ok(
 						await modal.locator('input[type="password"]').count(),
@@ -352,12 +359,7 @@ if (e2eHosts().includes('2')) {
 					);
 					await sleep(300); // the banner's fade-in
 					const dialog = modal.locator('.el-dialog').first();
-					await shotOf(
-						page,
-						(await dialog.count()) ? dialog : modal,
-						shot('credential-generation-service-api.png'),
-						0,
-					);
+					await shotOf(page, (await dialog.count()) ? dialog : modal, credentialShot, 0);
 					// the Test button ("Retry") tests again
 					await modal.getByRole('button', { name: /retry/i }).click();
 					await ok.waitFor({ timeout: 60_000 });
