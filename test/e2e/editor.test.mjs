@@ -449,10 +449,15 @@ if (e2eHosts().includes('2')) {
 					await openNode(page, 'Get Missing Job');
 					const message = page.locator('[data-test-id="node-error-message"]').first();
 					await message.waitFor({ timeout: 120_000 });
-					assert.match(
-						await message.innerText(),
-						/Not found: the resource does not exist or belongs to another account\. Check the id\./,
+					// the package's own English message for this answer (cause and what to do), not typed twice
+					const { englishMessage } = await import('../../nodes/shared/transport/errors.ts');
+					const expected = englishMessage(
+						{ httpCode: 404, code: 'not_found', serviceMessage: '', requestId: null },
+						{ method: 'GET', path: `/jobs/${MISSING_JOB}` },
 					);
+					assert.match(expected, /^Not found: .*Check the id\.$/);
+					const shown = await message.innerText();
+					assert.ok(shown.includes(expected), `error panel shows ${JSON.stringify(shown)}`);
 					const panel = page.locator('[data-test-id="output-panel"]');
 					const details = await panel.innerText();
 					assert.match(details, /Request ID: req_/);
