@@ -64,5 +64,16 @@ export class GenerationServiceApi implements ICredentialType {
 			url: '/me',
 			method: 'GET',
 		},
+		// n8n shows this instead of the bare "Unauthorized" when the service refuses the key
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The service did not accept this API key (invalid, expired or revoked). Paste the secret key from the dashboard (svc_sk_key_…) or create a new key.',
+				},
+			},
+		],
 	};
 }

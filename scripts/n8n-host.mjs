@@ -1123,7 +1123,7 @@ const pause = (ms) => new Promise((r) => setTimeout(r, ms));
  * Returns { base, stop, kill, tail, pid, logFile }: `stop()` asks n8n to shut down (SIGTERM), `kill()`
  * SIGKILLs its whole process group at once (a crash: n8n and its task runner die mid-work). `env` adds
  * or overrides variables (e.g. N8N_LOG_LEVEL); `port` asks for a port instead of any free one. The process
- * group is also killed if this process exits. Used by the e2e suites, scripts/screenshots.mjs and `npm start`.
+ * group is also killed if this process exits. Used by the e2e suites (the editor suite too) and `npm start`.
  */
 export async function startServer(
 	inst,

@@ -71,12 +71,18 @@ export function preparedExample(file, { samplesDir, outputDir }) {
 	return wf;
 }
 
-/** Everything `npm start` starts, ready; `stop()` ends it all. Used by the editor suite too. */
+/**
+ * Everything `npm start` starts, ready; `stop()` ends it all. Used by the editor suite too, which adds its own
+ * `credentials` (a list, or a function of the emulator giving one), `workflows` and a faster `jobTiming`.
+ */
 export async function startLocal({
 	userFolder = process.env.GS_START_FOLDER || path.join(cacheDir(), 'start'),
 	port = 5678,
 	emulatorPort = 4010,
 	log = say,
+	jobTiming = { queuedMs: 2000, runningMs: 8000 },
+	credentials = [],
+	workflows = [],
 } = {}) {
 	log('1/5 build and pack the package…');
 	const tarball = await packOnce();
@@ -85,7 +91,7 @@ export async function startLocal({
 	const { startEmulator } = await import('../emulator/src/index.ts');
 	const emu = await startEmulator({
 		port: await portOr(emulatorPort),
-		jobTiming: { queuedMs: 2000, runningMs: 8000 },
+		jobTiming,
 	});
 
 	log('3/5 prepare n8n 2.x (the first start installs it into the cache, a few minutes)…');
@@ -114,11 +120,13 @@ export async function startLocal({
 				type: 'generationServiceApi',
 				data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 			},
+			...(typeof credentials === 'function' ? credentials(emu) : credentials),
 		]);
 		if (firstStart) {
 			const dirs = { samplesDir: path.join(REPO, 'examples', 'samples'), outputDir };
 			await inst.importWorkflow(EXAMPLES.map((file) => preparedExample(file, dirs)));
 		}
+		if (workflows.length) await inst.importWorkflow(workflows);
 
 		log('5/5 start n8n…');
 		server = await startServer(inst, { port: await portOr(port), log: () => undefined });

@@ -1,5 +1,5 @@
 // The n8n editor in a real browser: Debian's Chromium driven by playwright-core (a devDependency; never a
-// browser download). Shared by the browser suites and scripts/screenshots.mjs.
+// browser download). Shared by the browser suites (editor.test.mjs writes the README screenshots).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -101,14 +101,42 @@ export async function openWorkflow(page, base, workflowId) {
 	await dismissPopups(page);
 }
 
-/** Open a node's parameters panel (NDV) by double-clicking it on the canvas. */
-export async function openNode(page, nodeName) {
+/**
+ * Wait until `check()` (sync or async) returns a truthy value, looking every 250 ms; fails after `timeoutMs`
+ * (a bound against hanging, not a guess of how long the condition takes).
+ */
+export async function waitFor(check, { timeoutMs = 60_000, what = 'the condition' } = {}) {
+	const t0 = Date.now();
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() - t0 > timeoutMs) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+		await sleep(250);
+	}
+}
+
+/** Sign in through n8n's sign-in page with `{ email, password }`; resolves once the editor left the page. */
+export async function signIn(page, base, { email, password }) {
+	await page.goto(`${base}/signin`, { waitUntil: 'domcontentloaded' });
+	await page.locator('input[name="emailOrLdapLoginId"]').fill(email);
+	await page.locator('input[name="password"]').fill(password);
+	await page.locator('[data-test-id="form-submit-button"]').click();
+	await page.waitForURL((u) => !/\/signin/.test(u.pathname), { timeout: 60_000 });
+	await dismissPopups(page);
+}
+
+/**
+ * Open a node's parameters panel (NDV) by double-clicking it on the canvas. `settle: false` skips the pause
+ * for lists that load from the backend (callers that wait for what they read themselves).
+ */
+export async function openNode(page, nodeName, { settle = true } = {}) {
 	const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`);
 	await node.waitFor({ timeout: 20_000 });
 	await node.dblclick();
 	const ndv = page.locator('[data-test-id="ndv"]');
 	await ndv.waitFor({ timeout: 20_000 });
 	await page.locator('[data-test-id="node-parameters"]').waitFor({ timeout: 20_000 });
+	if (!settle) return ndv;
 	await sleep(1000); // resource locators and option lists load from the backend
 	await dismissPopups(page);
 	return ndv;

@@ -1,0 +1,536 @@
+// The n8n editor as a no-code user meets the package, in a real Chromium (Debian's, driven by playwright-core):
+// one n8n 2.x started as `npm start` starts it (scripts/start.mjs: the packed package, the emulator, a
+// credential, every example imported), plus a workflow holding one node per form state and a workflow whose
+// item fails. The suite logs in through the sign-in page and checks:
+//   - every form (each operation, each mode of Quote/Create, each value of a field that shows or hides
+//     others) shows exactly the fields and "Add option" entries that the node descriptions of the build
+//     define (n8n-workflow's displayOptions logic, test/e2e/forms.mjs), and README.md's tables list the same;
+//   - the pickers list the emulator's assets (videos or images as the field needs) and personas;
+//   - the credential test passes on the emulator and fails with the package's English message on a wrong key;
+//   - the character-replacement example runs from "Execute workflow" and its MP4 shows in the output panel;
+//   - a failing item shows the package's English message (cause, what to do, Request ID) in the error panel;
+// and writes the README screenshots in docs/images/ (GS_EDITOR_SHOTS=0 writes them to a temp folder instead).
+//
+//   GS_E2E_HOSTS=2 node --import tsx --test test/e2e/editor.test.mjs
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+
+import { freePort } from '../../scripts/n8n-host.mjs';
+import { CREDENTIAL, OWNER_LOGIN, startLocal } from '../../scripts/start.mjs';
+import {
+	VIEWPORT,
+	closeNdv,
+	dismissPopups,
+	launchBrowser,
+	openNode,
+	openWorkflow,
+	shotOf,
+	shotOfParameters,
+	signIn,
+	sleep,
+	waitFor,
+} from './browser.mjs';
+import {
+	formStates,
+	formsWorkflow,
+	nodeDescriptions,
+	readmeDifferences,
+	unpacked,
+} from './forms.mjs';
+import { INSTALL_TIMEOUT_MS, REPO, e2eHosts, packOnce } from './harness.mjs';
+
+const WRONG_KEY_CREDENTIAL = { id: 'gsWrongKeyCred', name: 'Generation Service (wrong key)' };
+const FORMS_WORKFLOW = 'gsEditorForms';
+const FAILING_WORKFLOW = 'gsEditorFailing';
+const MISSING_JOB = `job_${'0'.repeat(32)}`;
+
+/** Manual Trigger → Job "Get" of a job that does not exist: the item fails with not_found. */
+function failingWorkflow() {
+	return {
+		id: FAILING_WORKFLOW,
+		name: 'Editor suite: a failing item',
+		active: false,
+		nodes: [
+			{
+				id: '10000000-0000-4000-8000-000000000001',
+				name: 'Manual',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: '10000000-0000-4000-8000-000000000002',
+				name: 'Get Missing Job',
+				type: 'n8n-nodes-generation-service.generationServiceJob',
+				typeVersion: 1.1,
+				position: [240, 0],
+				parameters: {
+					resource: 'job',
+					operation: 'get',
+					jobId: { __rl: true, mode: 'id', value: MISSING_JOB },
+				},
+				credentials: { generationServiceApi: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+			},
+		],
+		connections: { Manual: { main: [[{ node: 'Get Missing Job', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+/** Names of the fields the open form shows (top level: not the options added inside a collection). */
+function readFormNames(page) {
+	return page.evaluate(() => {
+		const root = document.querySelector('[data-test-id="node-parameters"]');
+		if (!root) return [];
+		const names = [];
+		for (const label of root.querySelectorAll('label[for]')) {
+			if (!label.checkVisibility()) continue;
+			// inside a collection or fixed collection (Options, Poll Times): not a field of the form itself
+			if (label.closest('[data-test-id="parameter-item"].indent')) continue;
+			if (label.closest('[class*="_collectionParameter_"], [class*="_fixedCollectionParameter_"]'))
+				continue;
+			if (!label.closest('[data-test-id="parameter-item"]')) continue;
+			names.push(label.getAttribute('for'));
+		}
+		return [...new Set(names)];
+	});
+}
+
+/**
+ * What the open form's "Add option" offers. n8n shows a list for a collection of several options, and for a
+ * collection of one a button that adds it at once: then the option is added, read, and deleted again.
+ */
+async function readAddOptions(page) {
+	const root = page.locator('[data-test-id="node-parameters"]');
+	const add = root.locator('[data-test-id="collection-parameter-add"]');
+	if ((await add.count()) === 0) return [];
+	const isButton = await add.first().evaluate((el) => el.tagName === 'BUTTON');
+	if (isButton) {
+		await add.first().click();
+		const added = root.locator('[data-test-id="parameter-item"].indent label[for]');
+		await added.first().waitFor({ timeout: 20_000 });
+		const names = (await added.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+		await root
+			.locator('[data-test-id="parameter-item"].indent button[title="Delete"]')
+			.first()
+			.click();
+		await added.first().waitFor({ state: 'detached', timeout: 20_000 });
+		return names;
+	}
+	await add.first().click();
+	const items = page.locator('[data-test-id="collection-parameter-option"]:visible');
+	await items.first().waitFor({ timeout: 20_000 });
+	const texts = (await items.allInnerTexts()).map((t) => t.trim());
+	await page.keyboard.press('Escape');
+	await page
+		.locator('[data-test-id="collection-parameter-option"]:visible')
+		.first()
+		.waitFor({ state: 'hidden', timeout: 10_000 })
+		.catch(() => {});
+	return texts;
+}
+
+const sameSet = (a, b) =>
+	a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
+describe('README tables of the forms', () => {
+	let pkg;
+	before(async () => (pkg = unpacked(await packOnce())), { timeout: INSTALL_TIMEOUT_MS });
+	after(() => pkg && fs.rmSync(path.dirname(pkg), { recursive: true, force: true }));
+	it('README lists the fields and options of every form the node descriptions define', () => {
+		const problems = readmeDifferences(
+			formStates(nodeDescriptions(pkg)),
+			fs.readFileSync(path.join(REPO, 'README.md'), 'utf8'),
+		);
+		assert.deepEqual(problems, [], `README.md and the forms disagree:\n${problems.join('\n')}`);
+	});
+});
+
+if (e2eHosts().includes('2')) {
+	describe(
+		'the n8n editor in Chromium, host 2',
+		{ timeout: INSTALL_TIMEOUT_MS + 20 * 60_000 },
+		() => {
+			let local;
+			let browser;
+			let page;
+			let states;
+			let userFolder;
+			let shots;
+			const shot = (file) => path.join(shots, file);
+			let signedIn = false;
+			const ensureSignedIn = async () => {
+				if (signedIn) return;
+				await signIn(page, local.base, OWNER_LOGIN);
+				signedIn = true;
+			};
+			let failures = 0;
+			/** On a failure, a full-page capture of what the browser showed (path in the error). */
+			const shotOnFailure = (fn) => async (t) => {
+				try {
+					await fn(t);
+				} catch (error) {
+					const file = path.join(
+						os.tmpdir(),
+						`gs-e2e-editor-failure-${process.pid}-${++failures}.png`,
+					);
+					if (
+						await page?.screenshot({ path: file, fullPage: true }).then(
+							() => true,
+							() => false,
+						)
+					)
+						error.message += `\n(the browser showed: ${file})`;
+					throw error;
+				}
+			};
+
+			before(
+				async () => {
+					// the forms as the packed package (the one n8n installs) describes them
+					const pkg = unpacked(await packOnce());
+					states = formStates(nodeDescriptions(pkg));
+					fs.rmSync(path.dirname(pkg), { recursive: true, force: true });
+					userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-e2e-editor-'));
+					shots =
+						process.env.GS_EDITOR_SHOTS === '0'
+							? fs.mkdtempSync(path.join(os.tmpdir(), 'gs-e2e-shots-'))
+							: path.join(REPO, 'docs', 'images');
+					local = await startLocal({
+						userFolder,
+						port: await freePort(),
+						// 4010 (the credential help text's address) when free, so the credential shot is stable
+						emulatorPort: 4010,
+						log: (m) => process.stderr.write(`[editor] ${m}\n`),
+						jobTiming: { queuedMs: 300, runningMs: 1500 },
+						credentials: (emu) => [
+							{
+								...WRONG_KEY_CREDENTIAL,
+								type: 'generationServiceApi',
+								// well formed, unknown to the service
+								data: {
+									apiKey: `svc_sk_key_${'1'.repeat(32)}.${'2'.repeat(64)}`,
+									baseUrl: emu.baseUrl,
+								},
+							},
+						],
+						workflows: [
+							formsWorkflow(states, { id: FORMS_WORKFLOW, credential: CREDENTIAL }),
+							failingWorkflow(),
+						],
+					});
+					browser = await launchBrowser();
+					page = browser.page;
+					// leaving a form the suite changed (an option added and deleted again) is fine: never saved
+					page.on('dialog', (d) => d.accept().catch(() => {}));
+					page.setDefaultTimeout(60_000);
+					page.setDefaultNavigationTimeout(120_000);
+				},
+				{ timeout: INSTALL_TIMEOUT_MS },
+			);
+
+			afterEach(() => {
+				const seen = Object.entries(local?.emu.control.violationCounts() ?? {}).filter(
+					([, n]) => n > 0,
+				);
+				local?.emu.control.clearViolations();
+				assert.deepEqual(seen, [], 'the emulator (referee) saw client mistakes');
+			});
+
+			after(async () => {
+				await browser?.close();
+				await local?.stop();
+				if (userFolder && process.env.GS_E2E_KEEP !== '1')
+					fs.rmSync(userFolder, { recursive: true, force: true });
+			});
+
+			it(
+				'logs in through the sign-in page',
+				shotOnFailure(async () => {
+					await ensureSignedIn();
+					assert.doesNotMatch(page.url(), /signin/);
+				}),
+			);
+
+			it(
+				'every form shows exactly the fields and options of its description',
+				shotOnFailure(async (t) => {
+					await ensureSignedIn();
+					await openWorkflow(page, local.base, FORMS_WORKFLOW);
+					const problems = [];
+					const t0 = Date.now();
+					for (const s of states) {
+						await openNode(page, s.key, { settle: false });
+						const want = s.shownNames;
+						// the form renders in a few frames: read until it matches (bounded, then report what it shows)
+						let got = [];
+						await waitFor(
+							async () => {
+								got = await readFormNames(page);
+								return sameSet(got, want);
+							},
+							{ timeoutMs: 10_000 },
+						).catch(() => {});
+						if (!sameSet(got, want)) {
+							const extra = got.filter((n) => !want.includes(n));
+							const missing = want.filter((n) => !got.includes(n));
+							problems.push(
+								`${s.key}: the editor shows${extra.length ? ` extra ${extra.join(', ')}` : ''}${
+									missing.length ? ` and lacks ${missing.join(', ')}` : ''
+								}`,
+							);
+						}
+						const options = await readAddOptions(page);
+						if (!sameSet(options, s.options))
+							problems.push(
+								`${s.key}: "Add option" lists ${JSON.stringify(options)}, the description ${JSON.stringify(s.options)}`,
+							);
+						await closeNdv(page);
+					}
+					t.diagnostic(`${states.length} forms read in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+					assert.deepEqual(problems, [], `forms in the editor:\n${problems.join('\n')}`);
+				}),
+			);
+
+			it(
+				'pickers list the emulator assets (of the kind the field takes) and personas',
+				shotOnFailure(async () => {
+					await ensureSignedIn();
+					await openWorkflow(page, local.base, FORMS_WORKFLOW);
+					const pick = async (param) => {
+						await page
+							.locator(`[data-test-id="resource-locator-${param}"] [data-test-id="rlc-input"]`)
+							.click();
+						const items = page.locator('[data-test-id="rlc-item"]:visible');
+						await items.first().waitFor({ timeout: 30_000 });
+						const texts = await items.allInnerTexts();
+						await page.keyboard.press('Escape');
+						return texts.join('\n');
+					};
+					await openNode(page, 'Job · Create — Character Replacement');
+					const videos = await pick('sourceVideo');
+					assert.match(videos, /sample-video\.mp4 \(video, asset_[0-9a-f]{32}\)/);
+					assert.doesNotMatch(videos, /character\.(png|jpg)/, 'Source Video lists only videos');
+					const images = await pick('referenceImage');
+					assert.match(images, /character\.png \(image/);
+					assert.match(images, /character\.jpg \(image/);
+					assert.doesNotMatch(images, /sample-video/, 'Reference Image lists only images');
+					await closeNdv(page);
+					await openNode(page, 'Job · Create — Character Replacement · characterSource=persona');
+					const personas = await pick('persona');
+					assert.match(personas, /Luna/);
+					assert.match(personas, /Biscoito/);
+					await closeNdv(page);
+				}),
+			);
+
+			it(
+				'the credential test passes on the emulator and fails in plain English on a wrong key',
+				shotOnFailure(async (t) => {
+					await ensureSignedIn();
+					const open = async (id) => {
+						await page.goto(`${local.base}/home/credentials/${id}`, {
+							waitUntil: 'domcontentloaded',
+						});
+						const modal = page.locator('[data-test-id="editCredential-modal"]');
+						await modal.waitFor();
+						return modal;
+					};
+					let modal = await open(CREDENTIAL.id);
+					const ok = modal.locator('[data-test-id="credentials-config-container-test-success"]');
+					await ok.waitFor({ timeout: 60_000 });
+					assert.match(await ok.innerText(), /Connection tested successfully/);
+					// the shot shows the Base URL: README's image is taken only on the emulator's usual port 4010
+					// (taken by something else, e.g. a running `npm start`: the shot goes to a temp folder)
+					const credentialShot = /:4010\/v1$/.test(local.emu.baseUrl)
+						? shot('credential-generation-service-api.png')
+						: path.join(os.tmpdir(), `gs-e2e-credential-${process.pid}.png`);
+					if (!/:4010\/v1$/.test(local.emu.baseUrl))
+						t.diagnostic(`port 4010 busy: credential shot written to ${credentialShot}`);
+					// the shot: the dialog with the masked key (never a visible key in a published image)
+					assert.ok(
+						await modal.locator('input[type="password"]').count(),
+						'API key field is masked',
+					);
+					await sleep(300); // the banner's fade-in
+					const dialog = modal.locator('.el-dialog').first();
+					await shotOf(page, (await dialog.count()) ? dialog : modal, credentialShot, 0);
+					// the Test button ("Retry") tests again
+					await modal.getByRole('button', { name: /retry/i }).click();
+					await ok.waitFor({ timeout: 60_000 });
+					await page.keyboard.press('Escape');
+
+					modal = await open(WRONG_KEY_CREDENTIAL.id);
+					// n8n's red banner "Couldn't connect with these settings", the test's message as its details
+					const failed = modal.locator('.el-tag', {
+						hasText: /Couldn.t connect with these settings/,
+					});
+					await failed.first().waitFor({ timeout: 60_000 });
+					const reason = modal.getByText(/did not accept this API key/);
+					if (!(await reason.first().isVisible())) {
+						const more = failed.first().getByText(/details/i);
+						if (await more.count()) await more.first().click();
+					}
+					await reason.first().waitFor({ timeout: 10_000 });
+					const text = await failed.first().innerText();
+					assert.match(text, /did not accept this API key \(invalid, expired or revoked\)/);
+					assert.match(text, /create a new key/);
+					assert.doesNotMatch(text, /svc_sk_key_1/, 'the key never appears');
+					await page.keyboard.press('Escape');
+					// n8n's editor tests a credential again by itself (the dialog tests on opening and on loading
+					// the data), so the refused key reaches GET /v1/me more than once: n8n's doing, not the package's
+					const all = local.emu.control.violations();
+					const editorRetests = all.filter(
+						(v) => v.kind === 'revoked_key_reuse' && v.method === 'GET' && v.path === '/v1/me',
+					);
+					if (editorRetests.length === all.length) local.emu.control.clearViolations();
+					t.diagnostic(`the editor tested the refused key again ${editorRetests.length} time(s)`);
+				}),
+			);
+
+			it(
+				'character replacement runs from "Execute workflow"; the MP4 shows in the output panel',
+				shotOnFailure(async (t) => {
+					await ensureSignedIn();
+					const jobsBefore = local.emu.control.jobs().length;
+					await openWorkflow(page, local.base, 'gsCharacterReplace');
+					await page.keyboard.press('1'); // zoom to fit
+					await sleep(800);
+					await page.mouse.move(5, VIEWPORT.height - 5);
+					await shotOfCanvas(page, shot('workflow-character-replacement.png'));
+					await openNode(page, 'Create');
+					await shotOfParameters(page, shot('job-create-character-replacement.png'));
+					await closeNdv(page);
+
+					const t0 = Date.now();
+					await page.locator('[data-test-id="execute-workflow-button"]').click();
+					// finished when the last node has written the MP4 of the job to the output folder
+					let job;
+					await waitFor(
+						() => {
+							job = local.emu.control
+								.jobs()
+								.slice(jobsBefore)
+								.find((j) => j.state === 'succeeded');
+							return job && fs.existsSync(path.join(local.outputDir, `${job.id}.mp4`));
+						},
+						{ timeoutMs: 180_000, what: 'the MP4 of the run on disk' },
+					);
+					t.diagnostic(`run from the editor: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+					await openNode(page, 'Wait for Job');
+					const output = page.locator('[data-test-id="output-panel"]');
+					await output.waitFor();
+					await output.getByText(job.id).first().waitFor({ timeout: 60_000 });
+					const binary = output.getByRole('radio', { name: /binary/i });
+					if (await binary.count()) await binary.first().click();
+					else
+						await output
+							.getByText(/^binary$/i)
+							.first()
+							.click();
+					await output.getByText('video/mp4').first().waitFor({ timeout: 30_000 });
+					const text = await output.innerText();
+					assert.match(text, new RegExp(`${job.id}\\.mp4`));
+					await closeNdv(page);
+				}),
+			);
+
+			it(
+				'a failing item shows the English message, what to do and the Request ID',
+				shotOnFailure(async () => {
+					await ensureSignedIn();
+					await openWorkflow(page, local.base, FAILING_WORKFLOW);
+					await page.locator('[data-test-id="execute-workflow-button"]').click();
+					await openNode(page, 'Get Missing Job');
+					const message = page.locator('[data-test-id="node-error-message"]').first();
+					await message.waitFor({ timeout: 120_000 });
+					// the package's own English message for this answer (cause and what to do), not typed twice
+					const { englishMessage } = await import('../../nodes/shared/transport/errors.ts');
+					const expected = englishMessage(
+						{ httpCode: 404, code: 'not_found', serviceMessage: '', requestId: null },
+						{ method: 'GET', path: `/jobs/${MISSING_JOB}` },
+					);
+					assert.match(expected, /^Not found: .*Check the id\.$/);
+					const shown = await message.innerText();
+					assert.ok(shown.includes(expected), `error panel shows ${JSON.stringify(shown)}`);
+					const panel = page.locator('[data-test-id="output-panel"]');
+					const details = await panel.innerText();
+					assert.match(details, /Request ID: req_/);
+					assert.match(details, /Service code: not_found/);
+					await closeNdv(page);
+				}),
+			);
+
+			it(
+				'screenshots: Text to Video form, node search',
+				shotOnFailure(async () => {
+					await ensureSignedIn();
+					await openWorkflow(page, local.base, 'gsTextBatch');
+					await openNode(page, 'Create and Wait');
+					await shotOfParameters(page, shot('job-create-text-to-video.png'));
+					await closeNdv(page);
+					await shotOfNodeSearch(page, shot('node-creator-search.png'));
+				}),
+			);
+		},
+	);
+}
+
+/** The band of the canvas that holds the nodes (the fitted canvas is mostly empty above and below). */
+async function shotOfCanvas(page, file) {
+	const boxes = await page.locator('[data-test-id="canvas-node"]').evaluateAll((els) =>
+		els.map((e) => {
+			const r = e.getBoundingClientRect();
+			return { top: r.top, bottom: r.bottom };
+		}),
+	);
+	const top = Math.max(70, Math.min(...boxes.map((b) => b.top)) - 90);
+	const bottom = Math.min(VIEWPORT.height, Math.max(...boxes.map((b) => b.bottom)) + 110);
+	await page.screenshot({
+		path: file,
+		clip: { x: 41, y: top, width: VIEWPORT.width - 41, height: bottom - top },
+	});
+}
+
+/** The node panel searching "Generation Service": the package's five nodes. */
+async function shotOfNodeSearch(page, file) {
+	const plus = page.locator('[data-test-id="node-creator-plus-button"]').first();
+	if (await plus.isVisible().catch(() => false)) await plus.click();
+	else await page.keyboard.press('Tab');
+	const search = page
+		.locator(
+			'[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]',
+		)
+		.first();
+	await search.waitFor({ timeout: 20_000 });
+	await search.fill('Generation Service');
+	const names = page.locator('[data-test-id="node-creator-item-name"]');
+	await waitFor(
+		async () =>
+			(await names.allInnerTexts()).filter((n) => n.includes('Generation Service')).length >= 5,
+		{ timeoutMs: 20_000, what: 'the five nodes in the node search' },
+	);
+	await sleep(300);
+	const box = await page.locator('[data-test-id="node-creator"]').boundingBox();
+	const bottom = await names.last().evaluate((el) => {
+		const item =
+			el.closest('[data-test-id="item-iterator-item"]') ?? el.parentElement.parentElement;
+		return item.getBoundingClientRect().bottom;
+	});
+	await page.screenshot({
+		path: file,
+		clip: {
+			x: Math.floor(box.x),
+			y: Math.floor(box.y),
+			width: Math.ceil(box.width),
+			height: Math.min(Math.ceil(bottom - box.y + 24), Math.ceil(box.height)),
+		},
+	});
+	await page.keyboard.press('Escape');
+	await dismissPopups(page);
+}
