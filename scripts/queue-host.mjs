@@ -699,8 +699,10 @@ export async function startQueueStack(options) {
 				name === 'main'
 					? `${base}/healthz/readiness`
 					: `http://127.0.0.1:${rec.healthPort}/healthz/readiness`;
+			// a bound to fail instead of hang, not a speed limit: a main took 115 s and more on this 2-core
+			// machine when it was shared (load average ~29)
 			await waitFor(`n8n ${name}`, () => httpOk(url), {
-				timeoutMs: 180_000,
+				timeoutMs: 600_000,
 				proc: rec.proc,
 				logFile: rec.logFile,
 				everyMs: 300,
