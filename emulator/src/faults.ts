@@ -19,6 +19,8 @@ export interface FaultSpec {
 	method?: string;
 	/** Path including /v1 and without the query: exact string, or a RegExp tested on it. */
 	path: string | RegExp;
+	/** Only requests bearing this key (its `key_…` id); any request when absent. */
+	keyId?: string;
 	/** How many matching requests it hits; default 1. */
 	times?: number;
 	action: FaultAction;
@@ -67,10 +69,11 @@ export class FaultStore {
 	}
 
 	/** The first fault matching the request, with one use consumed; null when none. */
-	take(method: string, path: string): FaultSpec | null {
+	take(method: string, path: string, keyId?: string | null): FaultSpec | null {
 		const hit = this.faults.find(
 			(f) =>
 				(f.spec.method === undefined || f.spec.method.toUpperCase() === method.toUpperCase()) &&
+				(f.spec.keyId === undefined || f.spec.keyId === keyId) &&
 				(typeof f.spec.path === 'string' ? f.spec.path === path : f.spec.path.test(path)),
 		);
 		if (!hit) return null;

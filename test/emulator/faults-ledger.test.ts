@@ -14,10 +14,10 @@ describe('emulator: faults', () => {
 		h = await boot();
 	});
 	afterAll(() => h.emu.close());
-	const createJob = (key: string, prompt = 'x') =>
+	const createJob = (key: string, prompt = 'x', secret = h.emu.keys.full) =>
 		h.http.post('/jobs', JSON.stringify({ mode: 'text_to_video', prompt }), {
 			headers: {
-				...bearer(h.emu.keys.full),
+				...bearer(secret),
 				'Content-Type': 'application/json',
 				'Idempotency-Key': key,
 			},
@@ -39,6 +39,20 @@ describe('emulator: faults', () => {
 		const before = h.emu.control.jobs().length;
 		expectError(await createJob(idem()), 500, 'internal_error');
 		expect(h.emu.control.jobs()).toHaveLength(before);
+	});
+
+	test('a fault with keyId hits only requests bearing that key', async () => {
+		const other = h.emu.control.createKey({ label: 'fault-key-filter' });
+		h.emu.control.injectFault({
+			path: '/v1/jobs',
+			keyId: other.keyId,
+			action: 'error_500_before_commit',
+		});
+		const created = await createJob(idem('keyid-full'));
+		expect(created.status).toBe(202);
+		expect(h.emu.control.faults()).toHaveLength(1);
+		expectError(await createJob(idem('keyid-other'), 'x', other.secret), 500, 'internal_error');
+		expect(h.emu.control.faults()).toHaveLength(0);
 	});
 
 	test('error_503: 503 engine_unavailable / storage_unavailable with Retry-After', async () => {
