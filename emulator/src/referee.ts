@@ -93,6 +93,8 @@ export interface Answer {
 	delivery: Delivery;
 	/** Job id carried by a 2xx answer of a job creation or a job read; null otherwise. */
 	jobId: string | null;
+	/** That job was in an end state (succeeded or failed) in the answer: reading it again is not polling. */
+	jobFinished?: boolean;
 	/** A 2xx page of GET /v1/jobs: how many of its jobs were unfinished (queued or running). */
 	unfinishedListed?: number;
 }
@@ -122,7 +124,11 @@ export class Referee {
 	private keyWaits = new Map<string, Hold>();
 	private ipWaits = new Map<string, Hold>();
 	private uploadWaits = new Map<string, Hold>();
-	/** Last successful read of each job. */
+	/**
+	 * Last successful read of each job while it was unfinished. A job answered in an end state is dropped:
+	 * the spec's polling advice is for waiting until the end ("until `state` is `succeeded` or `failed`"),
+	 * so reading a finished job again (another workflow's Download Output, a caller's repeat) is not a poll.
+	 */
 	private reads = new Map<string, { at: number; accountId: string | null }>();
 	/**
 	 * First pages of the job list of each key: looks it may still make at once (`credit`, one more
@@ -282,7 +288,8 @@ export class Referee {
 			this.clientErrors.set(this.fingerprint(a), r.at);
 		}
 		const ok = r.status >= 200 && r.status < 300 && r.delivery === 'full';
-		if (ok && r.jobId) this.reads.set(r.jobId, { at: r.at, accountId: a.accountId });
+		if (ok && r.jobId && r.jobFinished) this.reads.delete(r.jobId);
+		else if (ok && r.jobId) this.reads.set(r.jobId, { at: r.at, accountId: a.accountId });
 		if (ok && a.jobListLook && a.keyId) {
 			const look = this.listLooks.get(a.keyId);
 			if (look) look.unfinished = r.unfinishedListed ?? 0;

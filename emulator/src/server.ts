@@ -320,6 +320,13 @@ function jobIdOf(route: Route, result: HandlerResult): string | null {
 	return typeof id === 'string' && JOB_ID.test(id) ? id : null;
 }
 
+/** A 2xx job read or creation answered a job in an end state (succeeded or failed); false otherwise. */
+function jobFinishedOf(route: Route, result: HandlerResult): boolean {
+	if (jobIdOf(route, result) === null) return false;
+	const state = (result.json as { data?: { state?: unknown } } | undefined)?.data?.state;
+	return state === 'succeeded' || state === 'failed';
+}
+
 /** Unfinished jobs (queued or running) on a 2xx page of GET /v1/jobs; undefined for other answers. */
 function unfinishedListed(route: Route, result: HandlerResult): number | undefined {
 	if (route.method !== 'GET' || route.url !== '/v1/jobs') return undefined;
@@ -408,6 +415,7 @@ async function dispatch(
 			retryAfter: Number.isFinite(retryAfter) ? retryAfter : null,
 			delivery,
 			jobId: jobIdOf(route, result),
+			jobFinished: jobFinishedOf(route, result),
 			unfinishedListed: unfinishedListed(route, result),
 		});
 	}

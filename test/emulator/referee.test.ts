@@ -254,6 +254,32 @@ describe('referee: each kind is recorded once', () => {
 		expect(h.emu.control.violationCounts().poll_too_soon).toBe(2);
 	});
 
+	test('poll_too_soon: reading a job again after an answer that showed it finished is not a poll', async () => {
+		h.emu.control.scriptJobs([{ queuedMs: 0, runningMs: 1000 }]);
+		const created = await h.createJob(idem('finished'), TEXT_JOB);
+		const job = responses.job.parse(await created.json()).data;
+		await h.clock.sleep(5000);
+		const read = async () => {
+			const res = await h.call(`/jobs/${job.id}`);
+			expect(res.status).toBe(200);
+			return responses.job.parse(await res.json()).data.state;
+		};
+		expect(await read()).toBe('succeeded');
+		// two workflows (a trigger's Download Output, a caller's repeat) each read the finished job once
+		expect(await read()).toBe('succeeded');
+		expect(await read()).toBe('succeeded');
+		expect(kinds(h)).toEqual([]);
+		// a job answered unfinished is still judged: the next read within 5 s is a poll too soon
+		h.emu.control.scriptJobs([{ queuedMs: 600_000, runningMs: 600_000 }]);
+		const slow = responses.job.parse(
+			await (await h.createJob(idem('unfinished'), { ...TEXT_JOB, prompt: 'slow' })).json(),
+		).data;
+		await h.clock.sleep(5000);
+		expect((await h.call(`/jobs/${slow.id}`)).status).toBe(200);
+		expect((await h.call(`/jobs/${slow.id}`)).status).toBe(200);
+		expect(kinds(h)).toEqual(['poll_too_soon']);
+	});
+
 	test('list_poll_too_soon: the job list looked at more often than every 5 s while it shows unfinished jobs', async () => {
 		// jobs that stay unfinished for the whole test (the referee's boot default ends them in 10 s)
 		h.emu.control.scriptJobs([
