@@ -353,6 +353,23 @@ describe('the rate window', () => {
 		expect(arrivals[3] - arrivals[2]).toBeGreaterThan(1000);
 	});
 
+	it("after a window another process used too, waits 1 s past its reset: that process's Retry-After may end up to 1 s after it", async () => {
+		const reset = windowEnd(now());
+		// each answer shows two requests counted for each one of ours: someone else uses the key
+		const arrivals = answer('/balance', 3, (n) => [
+			200,
+			ok({}),
+			n < 2 ? rate(2 - 2 * n, reset, 4) : rate(3, reset + 60, 4),
+		]);
+		await call(async function () {
+			for (let i = 0; i < 3; i++) await getIn(this, '/balance');
+			return {};
+		});
+		expect(arrivals[1]).toBeLessThan(reset * 1000);
+		expect(arrivals[2]).toBeGreaterThanOrEqual(reset * 1000 + PACING.sharedResetMarginMs);
+		expect(PACING.sharedResetMarginMs).toBeGreaterThanOrEqual(1000);
+	});
+
 	it('a shared key is spread with its reserve until a whole window passes with no request of another process, then goes at full pace', async () => {
 		const limit = 10;
 		const start = now();

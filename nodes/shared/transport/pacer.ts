@@ -227,7 +227,7 @@ export class KeyPacer {
 	private reserve(priority: Priority, window: Window, now: number): number {
 		let reserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
 		if (priority === 'poll') return reserve;
-		const windowEnd = window.resetAt + this.rate.marginMs();
+		const windowEnd = window.resetAt + this.rate.marginMs(window.resetAt);
 		for (const [owner, at] of this.looks) {
 			// a watcher that is gone without saying so would otherwise hold room forever
 			if (at < now - PACING.defaultWindowMs) this.looks.delete(owner);
@@ -255,7 +255,7 @@ export class KeyPacer {
 		} else if (window) {
 			if (window.remaining - this.reserve(priority, window, now) <= 0) {
 				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
-				at = Math.max(at, window.resetAt + this.rate.marginMs());
+				at = Math.max(at, window.resetAt + this.rate.marginMs(window.resetAt));
 				consider({
 					until: window.resetAt,
 					info: {
@@ -312,7 +312,7 @@ export class KeyPacer {
 		if (!window || this.rate.limit === undefined || !this.rate.isShared(now)) return now;
 		const available = window.remaining - this.reserve(priority, window, now);
 		if (available <= 0) return now;
-		const timeLeft = window.resetAt + this.rate.marginMs() - now;
+		const timeLeft = window.resetAt + this.rate.marginMs(window.resetAt) - now;
 		return now + (timeLeft / (available + 1)) * (0.5 + clock.random());
 	}
 

@@ -8,6 +8,12 @@ export const PACING = {
 	/** A window is trusted to be over this long after its X-RateLimit-Reset (plus any clock skew seen). */
 	resetMarginMs: 500,
 	/**
+	 * After a window in which other processes' requests were seen: how long after its reset this process
+	 * waits. One of them may have been answered 429 with a Retry-After, which is whole seconds, so it ends up
+	 * to 1 s after the reset; this process never hears it, and the service holds the whole key to it.
+	 */
+	sharedResetMarginMs: 1000,
+	/**
 	 * Others use the key too: spread every request, and leave this many of each window unused. Alone on
 	 * the key, nothing is spread and nothing is kept back: requests leave as fast as the window allows.
 	 */
@@ -58,9 +64,14 @@ export class RateWindow {
 	/** When requests of this process got no answer to read (the service may have counted them). */
 	private readonly lostAt: number[] = [];
 
-	/** How long after a reset the window is trusted to be over (the margin plus any clock skew seen). */
-	marginMs(): number {
-		return PACING.resetMarginMs + this.skewMs;
+	/**
+	 * How long after a reset the window is trusted to be over (the margin plus any clock skew seen); longer
+	 * after the reset `resetAt` (ms) of a window in which other processes' requests were seen.
+	 */
+	marginMs(resetAt?: number): number {
+		const shared =
+			resetAt !== undefined && this.foreignSeenIn !== undefined && resetAt <= this.foreignSeenIn;
+		return (shared ? PACING.sharedResetMarginMs : PACING.resetMarginMs) + this.skewMs;
 	}
 
 	/**
@@ -79,7 +90,7 @@ export class RateWindow {
 
 	/** When the current window is trusted to be over, if one is known. */
 	endsAt(): number | undefined {
-		return this.window ? this.window.resetAt + this.marginMs() : undefined;
+		return this.window ? this.window.resetAt + this.marginMs(this.window.resetAt) : undefined;
 	}
 
 	/** Length of the key's windows as far as known (the spec's minute until answers show it). */
@@ -95,9 +106,9 @@ export class RateWindow {
 	/** The window requests count against now; one that is over is replaced by the next one (assumed full). */
 	current(now: number, inFlight: number): Window | undefined {
 		if (!this.window || this.limit === undefined) return undefined;
-		if (now < this.window.resetAt + this.marginMs()) return this.window;
+		if (now < this.window.resetAt + this.marginMs(this.window.resetAt)) return this.window;
 		let resetAt = this.window.resetAt;
-		while (resetAt + this.marginMs() <= now) resetAt += this.windowMs;
+		while (resetAt + this.marginMs(resetAt) <= now) resetAt += this.windowMs;
 		// Requests still in flight may be counted in the new window: count them there too.
 		this.window = { resetAt, remaining: this.limit - inFlight };
 		return this.window;
