@@ -1,0 +1,181 @@
+// `npm start` as a newcomer runs it: the real command (npm start -- --port P --emulator-port Q) in its own
+// process group with a fresh user folder; once it prints "n8n is ready", the printed URL and login open a
+// session through n8n's REST API, the credential and every example are there, and the emulator it started
+// answers on its printed URL. Then Ctrl-C (SIGINT to the whole process group, as a terminal sends it): the
+// command says "stopped.", exits 0, nothing listens on either port and no process of the group is left.
+// The emulator's referee saw no client mistake (read over its control API before the stop).
+// n8n 2.x only (npm start starts the cached 2.x host).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+
+import { freePort, pidAlive } from '../../scripts/n8n-host.mjs';
+import { CREDENTIAL, EXAMPLES } from '../../scripts/start.mjs';
+import { INSTALL_TIMEOUT_MS, REPO, e2eHosts } from './harness.mjs';
+
+const READY_BOUND_MS = INSTALL_TIMEOUT_MS; // a bound to fail instead of hang (the first start installs n8n)
+const STOP_BOUND_MS = 120_000;
+
+const listening = (port) =>
+	new Promise((resolve) => {
+		const socket = net.connect(port, '127.0.0.1');
+		socket.once('connect', () => {
+			socket.destroy();
+			resolve(true);
+		});
+		socket.once('error', () => resolve(false));
+	});
+
+/**
+ * Live processes of this npm start: in the process group of the command, or holding its user folder in their
+ * environment or command line (n8n and its task runner run in a group of their own).
+ */
+function processesOf(pgid, folder) {
+	const alive = [];
+	for (const entry of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+		try {
+			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+			// pid (comm) state ppid pgrp …: comm may hold spaces, so read after its closing parenthesis
+			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			if (fields[0] === 'Z') continue;
+			const env = fs.readFileSync(`/proc/${entry}/environ`, 'utf8');
+			const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+			if (Number(fields[2]) === pgid || env.includes(folder) || cmdline.includes(folder)) {
+				alive.push(`${entry} ${cmdline.replaceAll('\0', ' ').trim()}`);
+			}
+		} catch {
+			// the process ended while we looked, or is not ours to read
+		}
+	}
+	return alive;
+}
+
+async function until(cond, what, boundMs) {
+	const start = Date.now();
+	while (!(await cond())) {
+		if (Date.now() - start > boundMs)
+			throw new Error(`still waiting after ${boundMs} ms for: ${what}`);
+		await new Promise((r) => setTimeout(r, 200));
+	}
+}
+
+describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2.x' }, () => {
+	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-start-test-'));
+	let child;
+	after(() => {
+		if (child && pidAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
+		for (const p of processesOf(child?.pid ?? -1, folder))
+			process.kill(Number(p.split(' ')[0]), 'SIGKILL');
+		fs.rmSync(folder, { recursive: true, force: true });
+	});
+
+	it('opens a ready editor with the printed login, and Ctrl-C leaves nothing running', async (t) => {
+		const started = Date.now();
+		const [port, emulatorPort] = [await freePort(), await freePort()];
+		let out = '';
+		child = spawn('npm', ['start', '--', '--port', port, '--emulator-port', emulatorPort], {
+			cwd: REPO,
+			detached: true, // its own process group: SIGINT to -pid is what a terminal's Ctrl-C sends
+			env: { ...process.env, GS_START_FOLDER: folder },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		child.stdout.on('data', (d) => (out += d));
+		child.stderr.on('data', (d) => (out += d));
+		const exited = new Promise((resolve) =>
+			child.once('exit', (code, signal) => resolve({ code, signal })),
+		);
+		await until(
+			() => out.includes('Ctrl-C stops n8n and the emulator.') || child.exitCode !== null,
+			'"n8n is ready" from npm start',
+			READY_BOUND_MS,
+		);
+		assert.equal(child.exitCode, null, `npm start ended early:\n${out}`);
+		t.diagnostic(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+		// what it printed is what works
+		const base = /n8n is ready: (\S+)/.exec(out)?.[1];
+		assert.match(base, new RegExp(`^http://(localhost|127\\.0\\.0\\.1):${port}$`), out);
+		const [, email, password] = /log in\s+(\S+) \/ (\S+)/.exec(out) ?? [];
+		const emulatorUrl = /emulator\s+(\S+)/.exec(out)?.[1];
+		assert.ok(email && password && emulatorUrl, out);
+		assert.ok(emulatorUrl.includes(`:${emulatorPort}/`), emulatorUrl);
+
+		const login = await fetch(`${base}/rest/login`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+		});
+		assert.equal(login.status, 200, await login.clone().text());
+		const cookie = login.headers
+			.getSetCookie()
+			.map((c) => c.split(';')[0])
+			.join('; ');
+		const rest = async (p) => {
+			const res = await fetch(`${base}/rest${p}`, { headers: { cookie } });
+			assert.equal(res.status, 200, `${p}: ${res.status}`);
+			return (await res.json()).data;
+		};
+		const workflows = await rest('/workflows');
+		const names = (Array.isArray(workflows) ? workflows : workflows.data).map((w) => w.name);
+		assert.equal(names.length, EXAMPLES.length, names.join(', '));
+		const credentials = await rest('/credentials');
+		assert.ok(
+			credentials.some((c) => c.name === CREDENTIAL.name && c.type === 'generationServiceApi'),
+			JSON.stringify(credentials.map((c) => c.name)),
+		);
+		const types = await fetch(`${base}/types/nodes.json`, { headers: { cookie } });
+		assert.equal(types.status, 200);
+		const ours = (await types.json()).filter((t) =>
+			t.name.startsWith('n8n-nodes-generation-service.'),
+		);
+		assert.ok(
+			ours.length >= 5,
+			`our node types in the editor: ${ours.map((t) => t.name).join(', ')}`,
+		);
+
+		const emulatorRoot = emulatorUrl.replace(/\/v1\/?$/, '');
+		const capabilities = await fetch(`${emulatorUrl.replace(/\/$/, '')}/capabilities`);
+		assert.equal(capabilities.status, 200);
+		const violations = await (await fetch(`${emulatorRoot}/_control/violations`)).json();
+		assert.deepEqual(violations.data ?? violations, []);
+
+		// the finder sees n8n and its task runner while they run (so the check below can fail)
+		const running = processesOf(child.pid, folder);
+		assert.ok(
+			running.some((p) => / start$|n8n start/.test(p)),
+			`n8n not found among: ${running.join('; ')}`,
+		);
+
+		// Ctrl-C
+		const stopAt = Date.now();
+		process.kill(-child.pid, 'SIGINT');
+		let timer;
+		const end = await Promise.race([
+			exited,
+			new Promise((r) => (timer = setTimeout(() => r('bound'), STOP_BOUND_MS))),
+		]);
+		clearTimeout(timer);
+		assert.notEqual(end, 'bound', `npm start did not stop within ${STOP_BOUND_MS} ms:\n${out}`);
+		await until(
+			() => processesOf(child.pid, folder).length === 0,
+			'every process of npm start to end',
+			STOP_BOUND_MS,
+		).catch((error) => {
+			throw new Error(`${error.message}: ${processesOf(child.pid, folder).join('; ')}`);
+		});
+		assert.ok(out.includes('stopped.'), out);
+		t.diagnostic(`stopped after ${((Date.now() - stopAt) / 1000).toFixed(1)} s`);
+		assert.equal(await listening(port), false, `something still listens on n8n's port ${port}`);
+		assert.equal(
+			await listening(emulatorPort),
+			false,
+			`something still listens on ${emulatorPort}`,
+		);
+		assert.doesNotMatch(out, /svc_sk_/, 'npm start printed an API key');
+	});
+});
