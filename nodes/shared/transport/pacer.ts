@@ -30,7 +30,10 @@ const PRIORITY_RANK: Record<Priority, number> = { poll: 0, normal: 1, transfer: 
 
 /** A wait the service asked for (429 Retry-After) or that a used-up window imposes. */
 export interface Block {
+	/** When requests may leave again: the service's end of the hold plus our margin. */
 	until: number;
+	/** The part of `until` that is our margin (not judged against Max Rate-Limit Wait). */
+	marginMs?: number;
 	info: ServiceErrorInfo;
 }
 
@@ -145,8 +148,9 @@ export class KeyPacer {
 				if (options.signal?.aborted) throw new PacerStop('cancelled');
 				const now = clock.now();
 				const gate = this.gate(options.upload, options.priority, now);
-				if (gate.block && gate.block.until - now > options.maxWaitMs) {
-					throw new PacerStop('too_long', gate.block.info, gate.block.until - now);
+				const imposedMs = gate.block ? gate.block.until - (gate.block.marginMs ?? 0) - now : 0;
+				if (gate.block && imposedMs > options.maxWaitMs) {
+					throw new PacerStop('too_long', gate.block.info, imposedMs);
 				}
 				const quietAt = this.transferQuietAt(waiter);
 				if (gate.at <= now && quietAt <= now && this.isFirstReady(waiter, now)) {
@@ -190,8 +194,10 @@ export class KeyPacer {
 		const now = clock.now();
 		this.lastUsedAt = now;
 		const fallback = this.rate.endsAt() ?? now + 1000;
-		const until = retryAfterSeconds !== undefined ? now + retryAfterSeconds * 1000 : fallback;
-		const block: Block = { until, info };
+		const marginMs = retryAfterSeconds !== undefined ? PACING.holdMarginMs : 0;
+		const until =
+			retryAfterSeconds !== undefined ? now + retryAfterSeconds * 1000 + marginMs : fallback;
+		const block: Block = { until, marginMs, info };
 		const longer = (current: Block | undefined) =>
 			current && current.until >= until ? current : block;
 		if (info.code === 'ip_rate_limited') {

@@ -14,6 +14,13 @@ export const PACING = {
 	 */
 	sharedResetMarginMs: 1000,
 	/**
+	 * How long after a 429's Retry-After has passed this process waits. The hold is on the whole key, the
+	 * account's uploads or the IP address, which other processes share (workers, other hosts behind the
+	 * address); one told earlier in the same window got a whole-second Retry-After that may end up to 1 s
+	 * after ours, and the service holds the key, account or address to the latest.
+	 */
+	holdMarginMs: 1000,
+	/**
 	 * Others use the key too: spread every request, and leave this many of each window unused. Alone on
 	 * the key, nothing is spread and nothing is kept back: requests leave as fast as the window allows.
 	 */
