@@ -139,7 +139,9 @@ ${bad.map((b) => `- ${b.name}: ${b.repaired ? 'repaired by the node' : b.refused
 - **Processes sharing a key learn about each other only from the service's answers** (queue-mode workers,
   several n8n instances): a process that sees more requests counted than it sent spreads its requests and keeps
   one per window in reserve, which makes collisions rare, not impossible; a Retry-After one process receives
-  does not reach the others.
+  does not reach the others. The same holds for the IP limit (429 \`ip_rate_limited\`): processes behind one
+  address (the workers of one host) each learn of it from their own 429. The soak counts these collisions
+  apart from the violations, naming the process that was told and the one that was not.
 - **The referee allows 500 ms for requests already on their way** when it answers 429 or 401 (a request the
   client sent before it could read that answer); later requests count.
 `;

@@ -9,7 +9,7 @@ import { createKey, revokeKey } from './keys';
 import type { CreateKeyOptions } from './keys';
 import { advanceJobs, toJob } from './jobs';
 import type { Job } from './jobs';
-import type { JournalEntry } from './journal';
+import type { JournalEntry, JournalWatcher } from './journal';
 import { balanceOf, entriesOf, grant, invariantHolds, toLedgerEntry } from './ledger';
 import type { Balance, LedgerEntry } from './ledger';
 import type { Referee, Violation, ViolationKind } from './referee';
@@ -86,6 +86,11 @@ export interface EmulatorControl {
 	journal(): JournalEntry[];
 	/** Clears the journal only (violations stay). */
 	clearJournal(): void;
+	/**
+	 * Calls `watcher` with each journal entry as it is recorded, before the answer leaves (the client's
+	 * socket, `remotePort`, still open); returns the function that stops watching.
+	 */
+	watchJournal(watcher: JournalWatcher): () => void;
 	/** Every violation the referee recorded, oldest first. */
 	violations(): Violation[];
 	/** Forgets the recorded violations (the referee still remembers past answers). */
@@ -106,6 +111,7 @@ export function createControl(
 	journal: JournalEntry[],
 	referee: Referee,
 	ipLimiter: IpLimiter,
+	journalWatchers: Set<JournalWatcher>,
 ): EmulatorControl {
 	const changed = () => world.onChange();
 	const tick = () => {
@@ -177,6 +183,13 @@ export function createControl(
 		},
 		clearJournal() {
 			journal.length = 0;
+		},
+		watchJournal(watcher) {
+			const own = (entry: JournalEntry) => watcher(entry);
+			journalWatchers.add(own);
+			return () => {
+				journalWatchers.delete(own);
+			};
 		},
 		violations() {
 			return referee.violations();

@@ -5,7 +5,7 @@ import { applySettings, createControl, registerControlRoutes } from './control';
 import type { EmulatorControl } from './control';
 import { FaultStore } from './faults';
 import { IpLimiter } from './iplimit';
-import type { JournalEntry } from './journal';
+import type { JournalEntry, JournalWatcher } from './journal';
 import { SAMPLE_VIDEO } from './media';
 import { Referee } from './referee';
 import { buildServer } from './server';
@@ -16,7 +16,7 @@ export type { EmulatorControl, SettingsPatch } from './control';
 export type { Violation, ViolationKind } from './referee';
 export { LIST_LOOK_BURST, VIOLATION_KINDS } from './referee';
 export type { FaultAction, FaultSpec } from './faults';
-export type { JournalEntry } from './journal';
+export type { JournalEntry, JournalWatcher } from './journal';
 export type { CreateKeyOptions } from './keys';
 export type { Balance, LedgerEntry } from './ledger';
 export type { Asset, Quota } from './assets';
@@ -174,6 +174,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 	}
 	const faults = new FaultStore();
 	const journal: JournalEntry[] = [];
+	const journalWatchers = new Set<JournalWatcher>();
 	const referee = new Referee(
 		() => world.runtime.minPollIntervalMs,
 		() => world.runtime.inFlightGraceMs,
@@ -184,11 +185,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 		world,
 		faults,
 		journal,
+		journalWatchers,
 		referee,
 		ipLimiter,
 		baseUrl: () => baseUrl,
 	});
-	control = createControl(world, faults, journal, referee, ipLimiter);
+	control = createControl(world, faults, journal, referee, ipLimiter, journalWatchers);
 	registerControlRoutes(app, control);
 	const host = options.host ?? '127.0.0.1';
 	await app.listen({ port: options.port ?? 4010, host });

@@ -17,4 +17,14 @@ export interface JournalEntry {
 	fault: string | null;
 	/** Kinds of the referee's violations recorded for this request (see referee.ts); [] when none. */
 	violations: string[];
+	/** Retry-After (s) of the answer; null when it had none. */
+	retryAfter: number | null;
+	/**
+	 * The client's TCP port (its end of the connection): tells apart the processes behind one IP
+	 * address, e.g. through a watcher (`watchJournal`) that looks the socket up while it is open.
+	 */
+	remotePort: number | null;
 }
+
+/** Called with each journal entry as it is recorded, before the answer is sent (its socket still open). */
+export type JournalWatcher = (entry: JournalEntry) => void;

@@ -20,7 +20,7 @@ import { canonicalJson, JOB_ID, newId, sha256Hex } from './ids';
 import { normaliseIp } from './iplimit';
 import type { IpLimiter } from './iplimit';
 import { createJob, getJob, jobOutput, listJobs, quoteJob, advanceJobs } from './jobs';
-import type { JournalEntry } from './journal';
+import type { JournalEntry, JournalWatcher } from './journal';
 import { authenticate, countRequest, keyIdOfHeader, requireScope } from './keys';
 import { getPersona, listPersonas } from './personas';
 import type { Arrival, Delivery, Referee, ViolationKind } from './referee';
@@ -30,6 +30,8 @@ export interface ServerDeps {
 	world: World;
 	faults: FaultStore;
 	journal: JournalEntry[];
+	/** Told of each journal entry as it is recorded (control.watchJournal). */
+	journalWatchers: Set<JournalWatcher>;
 	referee: Referee;
 	ipLimiter: IpLimiter;
 	/** Public base URL (…/v1), filled in once listening. */
@@ -185,6 +187,13 @@ function runRoute(
 	}
 	result.headers = { ...rateHeaders, ...result.headers };
 	return { result, windowExhausted };
+}
+
+/** The answer's Retry-After (s), null when none (or not a number). */
+function retryAfterOf(result: HandlerResult): number | null {
+	const header = result.headers['Retry-After'];
+	const seconds = header === undefined ? NaN : Number(header);
+	return Number.isFinite(seconds) ? seconds : null;
 }
 
 /** 429 ip_rate_limited of the per-IP limit: Retry-After, no X-RateLimit-* headers. */
@@ -388,7 +397,7 @@ async function dispatch(
 	}
 	const proxied = fault?.action === 'html_body' || fault?.action === 'empty_body';
 	if (!proxied) result.headers['X-Request-Id'] = requestId;
-	deps.journal.push({
+	const entry: JournalEntry = {
 		at: world.now(),
 		requestId,
 		method: request.method,
@@ -401,18 +410,27 @@ async function dispatch(
 		keyId: keyIdOfHeader(header(request, 'authorization')),
 		fault: fault ? fault.action : null,
 		violations: [...violations],
-	});
+		retryAfter: retryAfterOf(result),
+		remotePort: request.socket.remotePort ?? null,
+	};
+	deps.journal.push(entry);
+	for (const watch of deps.journalWatchers) {
+		try {
+			watch({ ...entry, violations: [...entry.violations] });
+		} catch {
+			// a watcher's failure is its own: the request is answered all the same
+		}
+	}
 	world.onChange();
 	if (fault?.action === 'delay_response') await world.sleep(fault.delayMs ?? 1000);
 	if (fault?.action === 'delay' || fault?.action === 'delay_response') fault = null;
 	const delivery = send(request, reply, result, fault);
 	if (arrival) {
-		const retryAfter = Number(result.headers['Retry-After']);
 		referee.answered(arrival, {
 			at: world.now(),
 			status: result.status,
 			errorCode: errorCodeOf(result),
-			retryAfter: Number.isFinite(retryAfter) ? retryAfter : null,
+			retryAfter: retryAfterOf(result),
 			delivery,
 			jobId: jobIdOf(route, result),
 			jobFinished: jobFinishedOf(route, result),

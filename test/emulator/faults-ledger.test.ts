@@ -138,6 +138,35 @@ describe('emulator: faults', () => {
 		expect((await h.http.get('/capabilities')).status).toBe(200);
 	});
 
+	test('watchJournal: each entry as it is recorded, with the client port and the Retry-After', async () => {
+		const seen: Array<{ port: number | null; retryAfter: number | null; status: number }> = [];
+		const stop = h.emu.control.watchJournal((e) =>
+			seen.push({ port: e.remotePort, retryAfter: e.retryAfter, status: e.status }),
+		);
+		h.emu.control.setSettings({ ipLimit: { requests: 1, windowMs: 60_000 } });
+		try {
+			// the client's end of each connection, as the service saw it
+			const portOf = (res: { request?: { socket?: { localPort?: number } } }) =>
+				res.request?.socket?.localPort;
+			const first = await h.http.get('/capabilities');
+			expect(first.status).toBe(200);
+			const limited = await h.http.get('/capabilities');
+			expect(limited.status).toBe(429);
+			stop();
+			expect((await h.http.get('/capabilities')).status).toBe(429); // not watched any more
+			expect(seen).toEqual([
+				{ port: portOf(first), retryAfter: null, status: 200 },
+				{ port: portOf(limited), retryAfter: Number(limited.headers['retry-after']), status: 429 },
+			]);
+			expect(portOf(first)).toEqual(expect.any(Number));
+			const journal = h.emu.control.journal().slice(-3);
+			expect(journal.map((e) => e.errorCode)).toEqual([null, 'ip_rate_limited', 'ip_rate_limited']);
+			expect(journal[1].retryAfter).toBeGreaterThan(0);
+		} finally {
+			h.emu.control.setSettings({ ipLimit: null });
+		}
+	});
+
 	test('clearFaults removes pending faults', async () => {
 		h.emu.control.injectFault({ path: '/v1/me', action: 'error_500_before_commit', times: 5 });
 		expect(h.emu.control.faults()).toHaveLength(1);
