@@ -1404,7 +1404,10 @@ function detectionMiss(x, limitMs) {
 	const cause =
 		'between looks, creates and the downloads of jobs already seen spend the budget; the pacer keeps the last request of a window for a look that is due (nodes/shared/jobs/watcher.ts), but a window already spent on creates has none left, and the look waits for the next window';
 	if (floorMax > limitMs) {
-		return `Partly the key's budget: the perfect client under the same windows also sees a job ${fmtS(floorMax)} after its end. Ours is ${fmtS(x.maxDetectionMs - floorMax)} later than that: ${budget}; ${cause}. No client under these windows can look sooner without holding back creates, which would lengthen the batch.`;
+		const later = x.maxDetectionMs - floorMax;
+		const than =
+			later < 50 ? 'Ours is no later than that' : `Ours is ${fmtS(later)} later than that`;
+		return `Partly the key's budget: the perfect client under the same windows also sees a job ${fmtS(floorMax)} after its end. ${than}: ${budget}; ${cause}. No client under these windows can look sooner without holding back creates, which would lengthen the batch.`;
 	}
 	return `Not the key's budget as such (the perfect client sees every job within ${fmtS(floorMax)}): ${budget}; ${cause}.`;
 }
