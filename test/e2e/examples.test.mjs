@@ -39,6 +39,20 @@ function withPaths(workflow, samplesDir, outputDir) {
 	return workflow;
 }
 
+/** The "Retry On Fail" variant of the batch example: one item, Create without waiting, n8n retrying it. */
+function retryOnFailWorkflow() {
+	const wf = loadExample('text-to-video-batch.json', 'gsRetryOnFail');
+	wf.nodes = wf.nodes.filter((n) => n.name !== 'Prompts' && n.name !== 'Split Out');
+	const create = wf.nodes.find((n) => n.name === 'Create and Wait');
+	create.parameters.prompt = 'a single retried generation';
+	create.parameters.options = { waitForCompletion: false };
+	Object.assign(create, { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+	wf.connections = {
+		[wf.nodes[0].name]: { main: [[{ node: 'Create and Wait', type: 'main', index: 0 }]] },
+	};
+	return wf;
+}
+
 function jobPosts(emu) {
 	return emu.control.journal().filter((e) => e.method === 'POST' && e.path === '/v1/jobs');
 }
@@ -51,6 +65,8 @@ for (const version of e2eHosts()) {
 			let inst;
 			let emu;
 			let files;
+			/** The workflows of the tests by name, imported together in before(). */
+			let wfs;
 			before(
 				async () => {
 					await ensureHost({ version });
@@ -70,6 +86,22 @@ for (const version of e2eHosts()) {
 							data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 						},
 					]);
+					// every workflow in one import: each `n8n import:workflow` is a cold start of n8n's CLI
+					// (~5 s on n8n 2.x), which is not what these tests are about
+					const samples = path.join(files, 'samples');
+					const out = path.join(files, 'out');
+					wfs = {
+						characterReplacement: withPaths(
+							loadExample('character-replacement.json'),
+							samples,
+							out,
+						),
+						textToVideoBatch: loadExample('text-to-video-batch.json'),
+						imageToVideo: withPaths(loadExample('image-to-video.json'), samples, out),
+						accountHealth: loadExample('account-health.json'),
+						retryOnFail: retryOnFailWorkflow(),
+					};
+					await inst.importWorkflow(Object.values(wfs));
 				},
 				{ timeout: INSTALL_TIMEOUT_MS },
 			);
@@ -83,12 +115,7 @@ for (const version of e2eHosts()) {
 			it('character replacement: upload → quote → create → wait → MP4 on disk', async (t) => {
 				emu.control.clearJournal();
 				const before = emu.control.ledger().balance;
-				const wf = withPaths(
-					loadExample('character-replacement.json'),
-					path.join(files, 'samples'),
-					path.join(files, 'out'),
-				);
-				await inst.importWorkflow(wf);
+				const wf = wfs.characterReplacement;
 				const res = await inst.execute(wf.id, { timeoutMs: 180_000 });
 				assertRunOk(t, res);
 				const quote = outputOf(res, 'Quote')[0];
@@ -110,8 +137,7 @@ for (const version of e2eHosts()) {
 			it('text to video for a list of prompts, with Max Credits', async (t) => {
 				emu.control.clearJournal();
 				const jobsBefore = emu.control.jobs().length;
-				const wf = loadExample('text-to-video-batch.json');
-				await inst.importWorkflow(wf);
+				const wf = wfs.textToVideoBatch;
 				const res = await inst.execute(wf.id, { timeoutMs: 240_000 });
 				assertRunOk(t, res);
 				const out = outputOf(res, 'Create and Wait');
@@ -129,12 +155,7 @@ for (const version of e2eHosts()) {
 			});
 
 			it('image to video from an image read upstream', async (t) => {
-				const wf = withPaths(
-					loadExample('image-to-video.json'),
-					path.join(files, 'samples'),
-					path.join(files, 'out'),
-				);
-				await inst.importWorkflow(wf);
+				const wf = wfs.imageToVideo;
 				const res = await inst.execute(wf.id, { timeoutMs: 180_000 });
 				assertRunOk(t, res);
 				const [job] = outputOf(res, 'Animate');
@@ -145,8 +166,7 @@ for (const version of e2eHosts()) {
 			});
 
 			it('account health: capabilities, balance, usage', async (t) => {
-				const wf = loadExample('account-health.json');
-				await inst.importWorkflow(wf);
+				const wf = wfs.accountHealth;
 				const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
 				assertRunOk(t, res);
 				assert.equal(outputOf(res, 'Capabilities')[0].generation.available, true);
@@ -169,16 +189,7 @@ for (const version of e2eHosts()) {
 					action: 'reset_after_commit',
 					times: 3,
 				});
-				const wf = loadExample('text-to-video-batch.json', 'gsRetryOnFail');
-				wf.nodes = wf.nodes.filter((n) => n.name !== 'Prompts' && n.name !== 'Split Out');
-				const create = wf.nodes.find((n) => n.name === 'Create and Wait');
-				create.parameters.prompt = 'a single retried generation';
-				create.parameters.options = { waitForCompletion: false };
-				Object.assign(create, { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
-				wf.connections = {
-					[wf.nodes[0].name]: { main: [[{ node: 'Create and Wait', type: 'main', index: 0 }]] },
-				};
-				await inst.importWorkflow(wf);
+				const wf = wfs.retryOnFail;
 				const res = await inst.execute(wf.id, { timeoutMs: 120_000 });
 				assertRunOk(t, res);
 				const [job] = outputOf(res, 'Create and Wait');
