@@ -142,6 +142,10 @@ ${bad.map((b) => `- ${b.name}: ${b.repaired ? 'repaired by the node' : b.refused
   does not reach the others. The same holds for the IP limit (429 \`ip_rate_limited\`): processes behind one
   address (the workers of one host) each learn of it from their own 429. The soak counts these collisions
   apart from the violations, naming the process that was told and the one that was not.
+- **A poll's jobs are emitted once, even when their execution is lost**: n8n keeps the Job Finished trigger's
+  cursor as the poll ends, before the execution it started has run. If that execution dies (a worker killed in
+  queue mode; in regular mode, the n8n process stopped as the poll fires: seen in the soak, a restart at the
+  poll's second lost that poll's 40 jobs), those jobs are not emitted again; find them with Job → Get Many.
 - **The referee allows 500 ms for requests already on their way** when it answers 429 or 401 (a request the
   client sent before it could read that answer); later requests count.
 `;

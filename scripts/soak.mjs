@@ -36,6 +36,10 @@
 // test e) fails on violations and reports collisions.
 //
 //   npm run soak -- --minutes 30 --seed 7        (node --import tsx scripts/soak.mjs …)
+//   npm run soak -- --minutes 2 --seed 7 --process-faults kills     (worker SIGKILLs only; or none)
+//   npm run soak -- --minutes 2 --seed 7 --mode regular   (regular mode: one n8n 1.123.81 process, SQLite,
+//                                          filesystem binary mode; same load and service faults, its only
+//                                          process fault is restarting that process; no --doc)
 //
 // setupSoak / publishSoak / runSoak also work on another suite's stack (pass setupSoak's credentials and
 // workflows to startQueueStack), so a short soak can share a stack with test/e2e/queue-mode.test.mjs.
@@ -52,6 +56,7 @@ import {
 	findRedisServer,
 	groupPids,
 	jsonBody,
+	rssByGroup,
 	startQueueStack,
 	waitUntil,
 } from './queue-host.mjs';
@@ -340,17 +345,18 @@ async function personaIdOf(emu) {
 /**
  * Before the stack starts: the sink, the keys A, B, C on the emulator, and the credentials and workflows to
  * import (startQueueStack's `credentials` / `workflows`: n8n wants them before the main starts).
- * Returns { sink, keys, credentials, workflows (list) }.
+ * Returns { sink, keys, credentials, workflows (list), pollSecond (the trigger's second of each minute) }.
  */
 export async function setupSoak(emu) {
 	const sink = await startSink();
 	const { keys, credentials } = soakCredentials(emu);
+	const pollSecond = (new Date().getUTCSeconds() + 30) % 60;
 	const workflows = soakWorkflows({
 		sinkUrl: sink.url,
 		personaId: await personaIdOf(emu),
-		pollSecond: (new Date().getUTCSeconds() + 30) % 60,
+		pollSecond,
 	});
-	return { sink, keys, credentials, workflows: Object.values(workflows) };
+	return { sink, keys, credentials, workflows: Object.values(workflows), pollSecond };
 }
 
 /** Publish the soak's workflows on the running stack (webhooks answering, trigger polling). */
@@ -733,6 +739,21 @@ export async function runSoak({
 			throw new Error('no killable worker while a download was held');
 		},
 		'restart the main': async () => {
+			if (!stack.workers.length) {
+				// regular mode: the trigger path's executions run in the main itself, and n8n keeps a poll's
+				// cursor when the execution it started is lost (a main stopped at a poll lost that poll's 40
+				// items): as with a worker in queue mode, restart it while no such execution runs nor starts
+				const nearPoll = () => {
+					const s = new Date().getUTCSeconds();
+					const d = (s - prepared.pollSecond + 60) % 60;
+					return d <= 3 || d >= 50;
+				};
+				await waitUntil(
+					'no trigger-path execution running nor due',
+					async () => !nearPoll() && (await runningOf(WF.deliver)).length === 0,
+					{ timeoutMs: 180_000, everyMs: 500 },
+				);
+			}
 			const r = await stack.restartMain();
 			count(stats.processFaults, 'restart the main');
 			log(
@@ -1058,7 +1079,9 @@ the IP limit (the emulator's per-IP limiter on for one or two windows; every n8n
 A request sent before the end of a Retry-After (key or IP) that another process was told, or into key A's
 used-up window, is counted as a collision of processes sharing a limit, apart from the violations: the soak
 finds the process behind each such request (its TCP port, while it is answered) and counts as a violation
-any request of a process that was itself told to wait.
+any request of a process that was itself told to wait. \`npm test\` runs a short one on the queue-mode suite's
+stack (test/e2e/queue-mode.test.mjs, test e: 2 minutes of load, seed 20261125, every service fault kind, the
+two worker SIGKILLs; it fails on violations and reports collisions).
 
 | Figure | Value |
 |---|---|
@@ -1107,6 +1130,96 @@ export function writeDocSection(report, meta) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Regular mode (--mode regular): one n8n 1.123.81 process, SQLite, filesystem binary mode, the same load and
+// service faults; its only process fault is restarting that process.
+
+/**
+ * One n8n 1.x process with the package, the soak's credentials and workflows (published before it starts),
+ * shaped like startQueueStack's stack as far as runSoak uses it (no workers).
+ */
+export async function startRegularStack({ tarball, credentials, workflows, log }) {
+	const { createInstance, startServer, ownerSession, loginSession } = await import(
+		'./n8n-host.mjs'
+	);
+	const inst = await createInstance({
+		version: '1',
+		packageTarball: tarball,
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' },
+		log,
+	});
+	await inst.importCredentials(credentials);
+	for (const wf of workflows) {
+		await inst.importWorkflow(wf);
+		const r = await inst.n8n(['update:workflow', `--id=${wf.id}`, '--active=true']);
+		if (r.code !== 0) throw new Error(`activating ${wf.id} failed:\n${r.stdout}\n${r.stderr}`);
+	}
+	let server = await startServer(inst, { log });
+	let cookie = await ownerSession(server.base);
+	const port = Number(new URL(server.base).port);
+	const stack = {
+		base: server.base,
+		workers: [],
+		processes: () => [{ name: 'main', pid: server.pid, running: true }],
+		async rest(method, route, body) {
+			for (let attempt = 1; ; attempt++) {
+				const res = await fetch(`${server.base}/rest${route}`, {
+					method,
+					headers: { 'Content-Type': 'application/json', Cookie: cookie },
+					body: body === undefined ? undefined : JSON.stringify(body),
+					signal: AbortSignal.timeout(120_000),
+				});
+				if (res.status === 401 && attempt === 1) {
+					cookie = await loginSession(server.base);
+					continue;
+				}
+				const text = await res.text();
+				if (!res.ok)
+					throw new Error(`${method} /rest${route}: HTTP ${res.status} ${text.slice(0, 300)}`);
+				const parsed = JSON.parse(text);
+				return parsed?.data ?? parsed;
+			}
+		},
+		async executions(workflowId) {
+			const filter = workflowId
+				? `&filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`
+				: '';
+			const data = await stack.rest('GET', `/executions?limit=100${filter}`);
+			return data.results ?? data;
+		},
+		// published before the start (n8n 1.x registers the webhooks of active workflows as it starts)
+		activate: async () => undefined,
+		async restartMain() {
+			const t = Date.now();
+			await server.stop();
+			const stopped = { ms: Date.now() - t };
+			const t2 = Date.now();
+			server = await startServer(inst, { log, port });
+			cookie = await loginSession(server.base);
+			return { stopped, started: { ms: Date.now() - t2 } };
+		},
+		currentRss: () => ({ main: rssByGroup([server.pid]).get(server.pid) }),
+		logOf: () => {
+			try {
+				return fs.readFileSync(server.logFile, 'utf8');
+			} catch {
+				return '';
+			}
+		},
+		workerOfExecution: () => undefined,
+		// every execution runs in the one process
+		executionsByWorker: () => new Proxy({}, { get: () => 'main' }),
+		postgres: { version: undefined },
+		async stop({ keepLogs } = {}) {
+			await server.stop();
+			if (keepLogs) log(`n8n log kept: ${server.logFile}`);
+			else await inst.close();
+		},
+	};
+	log(`n8n ${inst.n8nVersion} in regular mode (SQLite, filesystem binary data) at ${server.base}`);
+	return stack;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // CLI: npm run soak -- --minutes M --seed S [--process-faults all|kills|none] [--json file] [--doc]
 
 /** --process-faults: every kind (default), the two worker SIGKILLs only (as npm test's short soak), none. */
@@ -1117,7 +1230,7 @@ const PROCESS_FAULT_SETS = {
 };
 
 function parseArgs(argv) {
-	const args = { minutes: 10, seed: 1, processFaults: 'all' };
+	const args = { minutes: 10, seed: 1, processFaults: 'all', mode: 'queue' };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		if (a === '--minutes') args.minutes = Number(argv[++i]);
@@ -1125,6 +1238,7 @@ function parseArgs(argv) {
 		else if (a === '--json') args.json = argv[++i];
 		else if (a === '--doc') args.doc = true;
 		else if (a === '--process-faults') args.processFaults = argv[++i];
+		else if (a === '--mode') args.mode = argv[++i];
 		else
 			throw new Error(
 				`unknown argument ${a} (use --minutes M --seed S [--process-faults all|kills|none] [--json file] [--doc])`,
@@ -1132,6 +1246,7 @@ function parseArgs(argv) {
 	}
 	if (!PROCESS_FAULT_SETS[args.processFaults])
 		throw new Error('--process-faults must be all, kills or none');
+	if (!['queue', 'regular'].includes(args.mode)) throw new Error('--mode must be queue or regular');
 	if (!(args.minutes > 0) || !Number.isInteger(args.seed))
 		throw new Error('--minutes must be > 0 and --seed an integer');
 	return args;
@@ -1141,7 +1256,10 @@ async function main(argv) {
 	const args = parseArgs(argv);
 	const log = (msg) => process.stderr.write(`[soak] ${msg}\n`);
 	const { ensureHost, packOnce, startEmulator } = await import('../test/e2e/harness.mjs');
-	await ensureHost({ version: '2' });
+	const regular = args.mode === 'regular';
+	if (regular && args.doc)
+		throw new Error('--doc writes the queue-mode section: not with --mode regular');
+	await ensureHost({ version: regular ? '1' : '2' });
 	const tarball = await packOnce();
 	const emu = await startEmulator(SOAK_EMULATOR);
 	let stack;
@@ -1149,16 +1267,23 @@ async function main(argv) {
 	let report;
 	try {
 		prepared = await setupSoak(emu);
-		stack = await startQueueStack({
-			tarball,
-			workers: 2,
-			concurrency: 3,
-			queueSettings: { lockDuration: 20_000, lockRenewTime: 5_000, stalledInterval: 5_000 },
-			env: { N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000' },
-			log,
-			credentials: prepared.credentials,
-			workflows: prepared.workflows,
-		});
+		stack = regular
+			? await startRegularStack({
+					tarball,
+					log,
+					credentials: prepared.credentials,
+					workflows: prepared.workflows,
+				})
+			: await startQueueStack({
+					tarball,
+					workers: 2,
+					concurrency: 3,
+					queueSettings: { lockDuration: 20_000, lockRenewTime: 5_000, stalledInterval: 5_000 },
+					env: { N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000' },
+					log,
+					credentials: prepared.credentials,
+					workflows: prepared.workflows,
+				});
 		await publishSoak(stack, log);
 		report = await runSoak({
 			stack,
@@ -1166,7 +1291,12 @@ async function main(argv) {
 			prepared,
 			minutes: args.minutes,
 			seed: args.seed,
-			processFaultKinds: PROCESS_FAULT_SETS[args.processFaults],
+			// regular mode: one process, whose only process fault is its restart
+			processFaultKinds: regular
+				? args.processFaults === 'none'
+					? []
+					: ['restart the main']
+				: PROCESS_FAULT_SETS[args.processFaults],
 			log,
 			video: fs.readFileSync(path.join(REPO, 'examples', 'samples', 'sample-video.mp4')),
 		});

@@ -8,6 +8,8 @@
 //   c. a worker SIGKILLed while its execution waits for a job: the job is not lost; running the execution again
 //      (n8n's retry, the same webhook call) must not create and charge a second job
 //   d. a 20 MiB output in database binary mode: sha256 and peak RSS per process
+//   e. a short seeded chaos soak on the same stack (scripts/soak.mjs: 2 minutes of load, every service fault
+//      kind, both worker SIGKILLs; no main or Redis restart, which cost minutes): what `npm run soak` checks
 //
 // Needs redis-server (installed by the suite when it runs as root with apt-get; otherwise the error says what
 // to install); PostgreSQL 17 comes from node_modules. Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
@@ -24,6 +26,7 @@ import {
 	startQueueStack,
 	waitUntil,
 } from '../../scripts/queue-host.mjs';
+import { formatReport, publishSoak, runSoak, setupSoak } from '../../scripts/soak.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,
@@ -47,6 +50,13 @@ const CONCURRENCY = 3;
 // ~20 s instead of up to 90 s; the mechanism is the same.
 const QUEUE_SETTINGS = { lockDuration: 20_000, lockRenewTime: 5_000, stalledInterval: 5_000 };
 const OUTPUT_20_MIB = 20 * 2 ** 20;
+// The short soak (test e): the seed of the run that found the collisions of processes sharing a limit
+// (docs/reliability.md), 2 minutes of load, the process faults that cost seconds, not minutes.
+const SOAK = {
+	seed: 20261125,
+	minutes: 2,
+	processFaultKinds: ['SIGKILL a worker mid-wait', 'SIGKILL a worker mid-download'],
+};
 
 const nodeType = (name) => `${PACKAGE.name}.${name}`;
 const credentials = { generationServiceApi: CREDENTIAL };
@@ -229,7 +239,8 @@ describe(
 		let sample;
 		const suiteStart = Date.now();
 		const passed = new Set();
-		const TESTS = 5;
+		const TESTS = 6;
+		let soak; // setupSoak's sink, keys, credentials and workflows (imported with the suite's own)
 
 		/** Jobs whose prompt is `prompt` (emulator view, newest first). */
 		const jobsWithPrompt = (prompt) => emu.control.jobs().filter((j) => j.input.prompt === prompt);
@@ -256,6 +267,7 @@ describe(
 				sample = fs.readFileSync(path.join(REPO, 'examples', 'samples', 'character.jpg'));
 				emu = await startEmulator({ jobTiming: JOB_TIMING });
 				key = emu.control.createKey({ requestsPerMinute: 20, label: 'queue-e2e' });
+				soak = await setupSoak(emu);
 				stack = await startQueueStack({
 					tarball,
 					workers: WORKERS,
@@ -270,8 +282,14 @@ describe(
 							type: 'generationServiceApi',
 							data: { apiKey: key.secret, baseUrl: emu.baseUrl },
 						},
+						...soak.credentials,
 					],
-					workflows: [imageToVideoWorkflow(), textToVideoWorkflow(), triggerWorkflow()],
+					workflows: [
+						imageToVideoWorkflow(),
+						textToVideoWorkflow(),
+						triggerWorkflow(),
+						...soak.workflows,
+					],
 				});
 				await stack.activate('gsQueueI2V');
 				await stack.activate('gsQueueT2V');
@@ -289,6 +307,7 @@ describe(
 				if (failed) log(stack.logTails(15));
 				await stack.stop({ keepLogs: failed });
 			}
+			await soak?.sink.close();
 			await emu?.close();
 			log(`suite wall time ${((Date.now() - suiteStart) / 1000).toFixed(1)} s`);
 		});
@@ -688,6 +707,49 @@ describe(
 				emu.control.setOutputBytes(4096);
 			}
 			passed.add('d');
+		});
+
+		it(`e. a short chaos soak (seed ${SOAK.seed}, ${SOAK.minutes} min of load): charged once, delivered once`, async (t) => {
+			beginTest(emu);
+			const t0 = Date.now();
+			await stack.deactivate('gsQueueTrigger'); // test b's trigger: the soak's own runs instead
+			emu.control.grantCredits(10_000_000);
+			await publishSoak(stack, log);
+			const report = await runSoak({
+				stack,
+				emu,
+				prepared: soak,
+				...SOAK,
+				log,
+				video: fs.readFileSync(path.join(REPO, 'examples', 'samples', 'sample-video.mp4')),
+			});
+			for (const line of formatReport(report).split('\n')) t.diagnostic(line);
+			t.diagnostic(`soak wall time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+			// what the soak checks, one by one (report.problems says which failed and how)
+			assert.deepEqual(report.problems, [], formatReport(report));
+			assert.equal(report.duplicates, 0, 'duplicate jobs');
+			assert.equal(report.chargedTwice, 0, 'intents charged twice');
+			assert.equal(report.lost, 0, 'succeeded MP4s never delivered');
+			assert.equal(report.deliveredTwice, 0, 'MP4s delivered twice');
+			assert.equal(report.ledgerInvariant, true, 'ledger invariant');
+			assert.equal(report.violations, 0, 'referee violations');
+			assert.equal(report.leftRunning, 0, 'executions left running');
+			assert.ok(report.jobStates.succeeded > 0 && report.delivered === report.jobStates.succeeded);
+			assert.ok(
+				Object.keys(report.faults).length >= 5,
+				`service faults ${JSON.stringify(report.faults)}`,
+			);
+			assert.ok(
+				report.processFaults['SIGKILL a worker mid-wait'] ||
+					report.processFaults['SIGKILL a worker mid-download'],
+				`a worker SIGKILLed: ${JSON.stringify(report.processFaults)}`,
+			);
+			// collisions of processes sharing key A or the IP (each not told itself): a documented limit of
+			// processes that share no memory; reported, not failed here (npm run soak fails on them)
+			t.diagnostic(report.collisionNote || 'no collisions of processes sharing key A or the IP');
+			emu.control.clearViolations(); // judged above, collisions apart
+			endTest(t, emu);
+			passed.add('e');
 		});
 	},
 );
