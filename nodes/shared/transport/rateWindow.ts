@@ -8,7 +8,7 @@ export const PACING = {
 	/** A window is trusted to be over this long after its X-RateLimit-Reset (plus any clock skew seen). */
 	resetMarginMs: 500,
 	/**
-	 * After a window in which other processes' requests were seen: how long after its reset this process
+	 * After a window of a key that counts as shared (see `marginMs`): how long after its reset this process
 	 * waits. One of them may have been answered 429 with a Retry-After, which is whole seconds, so it ends up
 	 * to 1 s after the reset; this process never hears it, and the service holds the whole key to it.
 	 */
@@ -73,11 +73,15 @@ export class RateWindow {
 
 	/**
 	 * How long after a reset the window is trusted to be over (the margin plus any clock skew seen); longer
-	 * after the reset `resetAt` (ms) of a window in which other processes' requests were seen.
+	 * after the reset `resetAt` (ms) of a window while the key counts as shared: in which other processes'
+	 * requests were seen, or in the `PACING.sharedWindows` windows after it (they may have used it too after
+	 * this process's last answer in it).
 	 */
 	marginMs(resetAt?: number): number {
 		const shared =
-			resetAt !== undefined && this.foreignSeenIn !== undefined && resetAt <= this.foreignSeenIn;
+			resetAt !== undefined &&
+			this.foreignSeenIn !== undefined &&
+			resetAt <= this.foreignSeenIn + this.windowMs * PACING.sharedWindows;
 		return (shared ? PACING.sharedResetMarginMs : PACING.resetMarginMs) + this.skewMs;
 	}
 
