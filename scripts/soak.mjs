@@ -481,17 +481,25 @@ function shuffled(list, rand) {
 	return out;
 }
 
-/** Every execution (summaries), paging through the REST list. */
-async function allExecutions(stack) {
+/**
+ * Every execution (summaries), paging through the REST list: n8n 2.x pages with the `nextCursor` it answers
+ * (it refuses `lastId`), n8n 1.x with `lastId`. Pages of 20, so that even the short soak of npm test pages.
+ */
+export async function allExecutions(stack, pageSize = 20) {
 	const out = [];
-	let lastId;
-	for (;;) {
-		const q = `/executions?limit=100${lastId ? `&lastId=${lastId}` : ''}`;
-		const data = await stack.rest('GET', q);
+	let next = '';
+	for (let pages = 0; ; pages++) {
+		if (pages > 10_000) throw new Error('the execution list never ends');
+		const data = await stack.rest('GET', `/executions?limit=${pageSize}${next}`);
 		const page = data.results ?? data;
 		out.push(...page);
-		if (page.length < 100) return out;
-		lastId = page[page.length - 1].id;
+		if (data.nextCursor !== undefined) {
+			if (data.nextCursor === null || page.length === 0) return out;
+			next = `&cursor=${encodeURIComponent(data.nextCursor)}`;
+		} else {
+			if (page.length < pageSize) return out;
+			next = `&lastId=${page[page.length - 1].id}`;
+		}
 	}
 }
 
