@@ -3,7 +3,8 @@
 // (n8n's Settings → Community Nodes → Install runs its own `npm pack` / `npm install` against a registry).
 //
 //   ensureRegistryTools({ log })         install verdaccio once into the tools cache (outside the clone)
-//   startRegistry({ log })               a throw-away registry: { url, publish(tarball), stop() }
+//   startRegistry({ log })               a throw-away registry: { url, publish(tarball), n8nEnv(), stop() }
+//   writeLicensePreload(dir)             the preload n8n needs to install from a registry other than npm's
 //   node scripts/local-registry.mjs install
 //
 // Why not a devDependency: verdaccio-audit (a verdaccio dependency) asks for `node-fetch@cjs`, a dist-tag the
@@ -88,8 +89,38 @@ export async function ensureRegistryTools({ log = defaultLog } = {}) {
 }
 
 /**
+ * n8n 2.41.1 allows a registry other than the public npm registry only with an Enterprise licence feature
+ * (feat:communityNodes:customRegistry; without it an install fails with "feature not licensed"). No licence
+ * exists here, so n8n is started with this preload (--require in NODE_OPTIONS) that answers that single licence
+ * question with yes; everything else runs unchanged. Users install from the public registry, where that check
+ * does not apply. Writes the file into `dir` and returns its path.
+ */
+export function writeLicensePreload(dir) {
+	const file = path.join(dir, 'custom-registry-licence.cjs');
+	fs.writeFileSync(
+		file,
+		`'use strict';
+// Loaded with --require into n8n only for the tests that install from a local registry: n8n allows a custom npm
+// registry only with the Enterprise feature feat:communityNodes:customRegistry. Answer that one question with yes.
+const Module = require('node:module');
+const load = Module._load;
+Module._load = function (...args) {
+	const exported = load.apply(this, args);
+	const License = exported && exported.License;
+	if (typeof License === 'function' && License.prototype && typeof License.prototype.isCustomNpmRegistryEnabled === 'function' && !License.__gsCustomRegistry) {
+		License.__gsCustomRegistry = true;
+		License.prototype.isCustomNpmRegistryEnabled = function () { return true; };
+	}
+	return exported;
+};
+`,
+	);
+	return file;
+}
+
+/**
  * Start an empty registry on a free loopback port: no uplinks (nothing is fetched from elsewhere), anyone may
- * publish. Returns { url, port, storage, publish(tarball), view(name), stop(), tail() }.
+ * publish. Returns { url, port, storage, publish(tarball), view(name), n8nEnv(), stop(), tail() }.
  */
 export async function startRegistry({ log = defaultLog } = {}) {
 	const tools = await ensureRegistryTools({ log });
@@ -160,6 +191,7 @@ export async function startRegistry({ log = defaultLog } = {}) {
 	// an .npmrc of our own: the token is a dummy (verdaccio is configured with publish: $all)
 	const npmrc = path.join(dir, '.npmrc');
 	fs.writeFileSync(npmrc, `registry=${url}/\n//127.0.0.1:${port}/:_authToken=local-test-token\n`);
+	const preload = writeLicensePreload(dir);
 	const npmEnv = cleanEnv({
 		npm_config_userconfig: npmrc,
 		npm_config_cache: path.join(dir, 'npm-cache'),
@@ -187,6 +219,23 @@ export async function startRegistry({ log = defaultLog } = {}) {
 			);
 			if (r.code !== 0)
 				throw new Error(`npm publish ${tarball} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+		},
+		/**
+		 * Variables for an n8n process that installs community packages from this registry, offline: installs
+		 * and updates (N8N_COMMUNITY_PACKAGES_REGISTRY), its `npm outdated` update check (npm_config_registry,
+		 * run without --registry), no "verified packages" list, a private npm cache, and the licence preload
+		 * (writeLicensePreload). n8n's package-status lookup on its own server fails here; n8n treats that as
+		 * "not banned", as it does for every user offline.
+		 */
+		n8nEnv() {
+			return {
+				N8N_COMMUNITY_PACKAGES_REGISTRY: url,
+				N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+				npm_config_registry: `${url}/`,
+				npm_config_cache: path.join(dir, 'n8n-npm-cache'),
+				npm_config_update_notifier: 'false',
+				NODE_OPTIONS: `--require ${preload}`,
+			};
 		},
 		/** The registry's document for a package (versions, dist-tags), or undefined. */
 		async view(name) {
