@@ -12,7 +12,6 @@
 // `overrides` in the package's own package.json. So verdaccio lives in <cache>/registry-tools with its own
 // package.json (the override included) and lockfile (scripts/n8n-host/registry-tools.package-lock.json), the
 // way scripts/n8n-host.mjs installs the n8n hosts. verdaccio 6 needs Node >= 22: it runs on the cached Node 24.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,8 +25,8 @@ import {
 	freePort,
 	npmInstall,
 	run,
+	spawnLogged,
 	trackDir,
-	trackGroup,
 	untrackDir,
 	untrackGroup,
 } from './n8n-host.mjs';
@@ -148,34 +147,16 @@ export async function startRegistry({ log = defaultLog } = {}) {
 			'',
 		].join('\n'),
 	);
-	const logFile = path.join(dir, 'verdaccio.log');
-	const fd = fs.openSync(logFile, 'a');
-	const child = spawn(
+	const proc = spawnLogged(
 		tools.node.bin,
 		[tools.bin, '--config', config, '--listen', `127.0.0.1:${port}`],
-		{
-			cwd: dir,
-			env: node24Env(tools.node),
-			stdio: ['ignore', fd, fd],
-			detached: true,
-		},
+		{ cwd: dir, env: node24Env(tools.node), logFile: path.join(dir, 'verdaccio.log') },
 	);
-	fs.closeSync(fd);
-	trackGroup(child.pid);
-	let exited = null;
-	child.on('exit', (code, signal) => {
-		exited = { code, signal };
-	});
-	const tail = () => {
-		try {
-			return fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-30).join('\n');
-		} catch {
-			return '(no log)';
-		}
-	};
+	const tail = () => proc.tail(30);
 	const t0 = Date.now();
 	for (;;) {
-		if (exited) throw new Error(`verdaccio exited (${JSON.stringify(exited)}):\n${tail()}`);
+		if (proc.exited)
+			throw new Error(`verdaccio exited (${JSON.stringify(proc.exited)}):\n${tail()}`);
 		try {
 			if ((await fetch(`${url}/-/ping`)).ok) break;
 		} catch {
@@ -243,20 +224,20 @@ export async function startRegistry({ log = defaultLog } = {}) {
 			return res.ok ? res.json() : undefined;
 		},
 		async stop() {
-			if (!exited) {
+			if (!proc.exited) {
 				try {
-					process.kill(-child.pid, 'SIGTERM');
+					process.kill(-proc.pid, 'SIGTERM');
 				} catch {
 					/* gone */
 				}
-				for (let i = 0; i < 50 && !exited; i++) await pause(100);
+				for (let i = 0; i < 50 && !proc.exited; i++) await pause(100);
 				try {
-					process.kill(-child.pid, 'SIGKILL');
+					process.kill(-proc.pid, 'SIGKILL');
 				} catch {
 					/* gone */
 				}
 			}
-			untrackGroup(child.pid);
+			untrackGroup(proc.pid);
 			fs.rmSync(dir, { recursive: true, force: true });
 			untrackDir(dir);
 		},
