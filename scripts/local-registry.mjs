@@ -3,7 +3,8 @@
 // (n8n's Settings → Community Nodes → Install runs its own `npm pack` / `npm install` against a registry).
 //
 //   ensureRegistryTools({ log })         install verdaccio once into the tools cache (outside the clone)
-//   startRegistry({ log })               a throw-away registry: { url, publish(tarball), stop() }
+//   startRegistry({ log })               a throw-away registry: { url, publish(tarball), n8nEnv(), stop() }
+//   writeLicensePreload(dir)             the preload n8n needs to install from a registry other than npm's
 //   node scripts/local-registry.mjs install
 //
 // Why not a devDependency: verdaccio-audit (a verdaccio dependency) asks for `node-fetch@cjs`, a dist-tag the
@@ -11,7 +12,6 @@
 // `overrides` in the package's own package.json. So verdaccio lives in <cache>/registry-tools with its own
 // package.json (the override included) and lockfile (scripts/n8n-host/registry-tools.package-lock.json), the
 // way scripts/n8n-host.mjs installs the n8n hosts. verdaccio 6 needs Node >= 22: it runs on the cached Node 24.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,8 +25,8 @@ import {
 	freePort,
 	npmInstall,
 	run,
+	spawnLogged,
 	trackDir,
-	trackGroup,
 	untrackDir,
 	untrackGroup,
 } from './n8n-host.mjs';
@@ -88,8 +88,38 @@ export async function ensureRegistryTools({ log = defaultLog } = {}) {
 }
 
 /**
+ * n8n 2.41.1 allows a registry other than the public npm registry only with an Enterprise licence feature
+ * (feat:communityNodes:customRegistry; without it an install fails with "feature not licensed"). No licence
+ * exists here, so n8n is started with this preload (--require in NODE_OPTIONS) that answers that single licence
+ * question with yes; everything else runs unchanged. Users install from the public registry, where that check
+ * does not apply. Writes the file into `dir` and returns its path.
+ */
+export function writeLicensePreload(dir) {
+	const file = path.join(dir, 'custom-registry-licence.cjs');
+	fs.writeFileSync(
+		file,
+		`'use strict';
+// Loaded with --require into n8n only for the tests that install from a local registry: n8n allows a custom npm
+// registry only with the Enterprise feature feat:communityNodes:customRegistry. Answer that one question with yes.
+const Module = require('node:module');
+const load = Module._load;
+Module._load = function (...args) {
+	const exported = load.apply(this, args);
+	const License = exported && exported.License;
+	if (typeof License === 'function' && License.prototype && typeof License.prototype.isCustomNpmRegistryEnabled === 'function' && !License.__gsCustomRegistry) {
+		License.__gsCustomRegistry = true;
+		License.prototype.isCustomNpmRegistryEnabled = function () { return true; };
+	}
+	return exported;
+};
+`,
+	);
+	return file;
+}
+
+/**
  * Start an empty registry on a free loopback port: no uplinks (nothing is fetched from elsewhere), anyone may
- * publish. Returns { url, port, storage, publish(tarball), view(name), stop(), tail() }.
+ * publish. Returns { url, port, storage, publish(tarball), view(name), n8nEnv(), stop(), tail() }.
  */
 export async function startRegistry({ log = defaultLog } = {}) {
 	const tools = await ensureRegistryTools({ log });
@@ -117,34 +147,16 @@ export async function startRegistry({ log = defaultLog } = {}) {
 			'',
 		].join('\n'),
 	);
-	const logFile = path.join(dir, 'verdaccio.log');
-	const fd = fs.openSync(logFile, 'a');
-	const child = spawn(
+	const proc = spawnLogged(
 		tools.node.bin,
 		[tools.bin, '--config', config, '--listen', `127.0.0.1:${port}`],
-		{
-			cwd: dir,
-			env: node24Env(tools.node),
-			stdio: ['ignore', fd, fd],
-			detached: true,
-		},
+		{ cwd: dir, env: node24Env(tools.node), logFile: path.join(dir, 'verdaccio.log') },
 	);
-	fs.closeSync(fd);
-	trackGroup(child.pid);
-	let exited = null;
-	child.on('exit', (code, signal) => {
-		exited = { code, signal };
-	});
-	const tail = () => {
-		try {
-			return fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-30).join('\n');
-		} catch {
-			return '(no log)';
-		}
-	};
+	const tail = () => proc.tail(30);
 	const t0 = Date.now();
 	for (;;) {
-		if (exited) throw new Error(`verdaccio exited (${JSON.stringify(exited)}):\n${tail()}`);
+		if (proc.exited)
+			throw new Error(`verdaccio exited (${JSON.stringify(proc.exited)}):\n${tail()}`);
 		try {
 			if ((await fetch(`${url}/-/ping`)).ok) break;
 		} catch {
@@ -160,6 +172,7 @@ export async function startRegistry({ log = defaultLog } = {}) {
 	// an .npmrc of our own: the token is a dummy (verdaccio is configured with publish: $all)
 	const npmrc = path.join(dir, '.npmrc');
 	fs.writeFileSync(npmrc, `registry=${url}/\n//127.0.0.1:${port}/:_authToken=local-test-token\n`);
+	const preload = writeLicensePreload(dir);
 	const npmEnv = cleanEnv({
 		npm_config_userconfig: npmrc,
 		npm_config_cache: path.join(dir, 'npm-cache'),
@@ -188,26 +201,43 @@ export async function startRegistry({ log = defaultLog } = {}) {
 			if (r.code !== 0)
 				throw new Error(`npm publish ${tarball} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
 		},
+		/**
+		 * Variables for an n8n process that installs community packages from this registry, offline: installs
+		 * and updates (N8N_COMMUNITY_PACKAGES_REGISTRY), its `npm outdated` update check (npm_config_registry,
+		 * run without --registry), no "verified packages" list, a private npm cache, and the licence preload
+		 * (writeLicensePreload). n8n's package-status lookup on its own server fails here; n8n treats that as
+		 * "not banned", as it does for every user offline.
+		 */
+		n8nEnv() {
+			return {
+				N8N_COMMUNITY_PACKAGES_REGISTRY: url,
+				N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+				npm_config_registry: `${url}/`,
+				npm_config_cache: path.join(dir, 'n8n-npm-cache'),
+				npm_config_update_notifier: 'false',
+				NODE_OPTIONS: `--require ${preload}`,
+			};
+		},
 		/** The registry's document for a package (versions, dist-tags), or undefined. */
 		async view(name) {
 			const res = await fetch(`${url}/${encodeURIComponent(name).replace('%40', '@')}`);
 			return res.ok ? res.json() : undefined;
 		},
 		async stop() {
-			if (!exited) {
+			if (!proc.exited) {
 				try {
-					process.kill(-child.pid, 'SIGTERM');
+					process.kill(-proc.pid, 'SIGTERM');
 				} catch {
 					/* gone */
 				}
-				for (let i = 0; i < 50 && !exited; i++) await pause(100);
+				for (let i = 0; i < 50 && !proc.exited; i++) await pause(100);
 				try {
-					process.kill(-child.pid, 'SIGKILL');
+					process.kill(-proc.pid, 'SIGKILL');
 				} catch {
 					/* gone */
 				}
 			}
-			untrackGroup(child.pid);
+			untrackGroup(proc.pid);
 			fs.rmSync(dir, { recursive: true, force: true });
 			untrackDir(dir);
 		},

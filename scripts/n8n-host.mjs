@@ -1119,6 +1119,31 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * Start a long-running command in its own process group (detached: stopping the group takes its children
+ * too), stdout and stderr appended to `logFile`; the group is killed if this process exits (trackGroup).
+ * Returns { child, pid, logFile, exited (null until it exits, then { code, signal }), tail(n = 40) (the last
+ * lines of the log) }. Used by startServer (n8n) and the local registry (scripts/local-registry.mjs).
+ */
+export function spawnLogged(cmd, args, { cwd, env, logFile }) {
+	const fd = fs.openSync(logFile, 'a');
+	const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', fd, fd], detached: true });
+	fs.closeSync(fd);
+	trackGroup(child.pid);
+	const proc = { child, pid: child.pid, logFile, exited: null };
+	child.on('exit', (code, signal) => {
+		proc.exited = { code, signal };
+	});
+	proc.tail = (n = 40) => {
+		try {
+			return fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-n).join('\n');
+		} catch {
+			return '(no log)';
+		}
+	};
+	return proc;
+}
+
+/**
  * `n8n start` for an instance, on a free loopback port (editor + REST API), waiting until it is ready.
  * Returns { base, stop, kill, tail, pid, logFile }: `stop()` asks n8n to shut down (SIGTERM), `kill()`
  * SIGKILLs its whole process group at once (a crash: n8n and its task runner die mid-work). `env` adds
@@ -1132,7 +1157,6 @@ export async function startServer(
 	const port = wanted ?? (await freePort());
 	const base = `http://127.0.0.1:${port}`;
 	const logFile = path.join(inst.userFolder, 'n8n-start.log');
-	const logFd = fs.openSync(logFile, 'a');
 	const env = {
 		...inst.env,
 		N8N_PORT: String(port),
@@ -1152,27 +1176,15 @@ export async function startServer(
 		N8N_LOG_LEVEL: 'info',
 		...extraEnv,
 	};
-	const child = spawn(inst.host.nodeBin, [inst.host.n8nBin, 'start'], {
+	const proc = spawnLogged(inst.host.nodeBin, [inst.host.n8nBin, 'start'], {
 		cwd: inst.userFolder,
 		env,
-		stdio: ['ignore', logFd, logFd],
-		detached: true,
+		logFile,
 	});
-	fs.closeSync(logFd);
-	trackGroup(child.pid);
-	let exited = null;
-	child.on('exit', (code, signal) => {
-		exited = { code, signal };
-	});
-	const tail = () => {
-		try {
-			return fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-40).join('\n');
-		} catch {
-			return '(no log)';
-		}
-	};
+	const { child } = proc;
+	const tail = () => proc.tail(40);
 	const stop = async () => {
-		if (exited) {
+		if (proc.exited) {
 			liveGroups.delete(child.pid);
 			return;
 		}
@@ -1181,7 +1193,7 @@ export async function startServer(
 		} catch {
 			return;
 		}
-		for (let i = 0; i < 100 && !exited; i++) await pause(100);
+		for (let i = 0; i < 100 && !proc.exited; i++) await pause(100);
 		try {
 			process.kill(-child.pid, 'SIGKILL'); // n8n's task runner shares the group
 		} catch {
@@ -1195,12 +1207,13 @@ export async function startServer(
 		} catch {
 			/* all gone */
 		}
-		for (let i = 0; i < 100 && !exited; i++) await pause(100);
+		for (let i = 0; i < 100 && !proc.exited; i++) await pause(100);
 		liveGroups.delete(child.pid);
 	};
 	const t0 = Date.now();
 	for (;;) {
-		if (exited) throw new Error(`n8n start exited (${JSON.stringify(exited)}):\n${tail()}`);
+		if (proc.exited)
+			throw new Error(`n8n start exited (${JSON.stringify(proc.exited)}):\n${tail()}`);
 		if (Date.now() - t0 > 180_000) {
 			await stop();
 			throw new Error(`n8n did not answer /healthz within 180 s:\n${tail()}`);

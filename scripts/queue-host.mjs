@@ -6,7 +6,7 @@
 //
 //   startQueueStack({ tarball, workers: 2, concurrency: 3, credentials, workflows })   → stack:
 //     base, processes(), cli(args), importCredentials/importWorkflow, activate/deactivate (REST publish, waits
-//     for the webhooks), startMain/stopMain/restartMain, startWorker/killWorker (SIGKILL by pid),
+//     for the webhooks), startMain/stopMain/restartMain, startWorker/stopWorker/killWorker (SIGKILL by pid),
 //     workerOfExecution/executionsByWorker (from "Worker started execution N"), session/rest (owner),
 //     executions/execution/waitForExecutions, peakRss/resetRss/currentRss (per process group: n8n + its task
 //     runner), logOf/logTails, stop({ keepLogs }) (stops and removes everything; keepLogs prints the logs path)
@@ -491,7 +491,10 @@ async function startRedis({ redisServer, dir, logsDir, log, port: fixedPort }) {
  *
  * options: tarball (required), workers (2), concurrency (per worker, 3), credentials, workflows, publish,
  *   env (extra variables for every n8n process), queueSettings ({ lockDuration, lockRenewTime,
- *   stalledInterval } in ms → QUEUE_WORKER_*), log, keep (keep the folders), rssIntervalMs (500).
+ *   stalledInterval } in ms → QUEUE_WORKER_*), log, keep (keep the folders), rssIntervalMs (500),
+ *   perProcess ({ [name]: { package, env, start } } for "main" or "workerN": package: false leaves that user
+ *   folder without the package (as a fresh machine or container has it), env adds variables to that process
+ *   only, start: false leaves it stopped until startWorker(name)).
  *
  * Only one stack per machine at a time (a lock in the n8n host cache); stop() always releases it.
  */
@@ -508,8 +511,16 @@ export async function startQueueStack(options) {
 		log = defaultLog,
 		keep = process.env.GS_E2E_KEEP === '1',
 		rssIntervalMs = 500,
+		perProcess = {},
 	} = options;
 	if (!tarball) throw new Error('startQueueStack: tarball is required');
+	const allNames = ['main', ...Array.from({ length: workerCount }, (_, i) => `worker${i + 1}`)];
+	for (const name of Object.keys(perProcess))
+		if (!allNames.includes(name))
+			throw new Error(
+				`startQueueStack: perProcess names "${name}", not one of ${allNames.join(', ')}`,
+			);
+	if (perProcess.main?.start === false) throw new Error('startQueueStack: the main always starts');
 	const t0 = Date.now();
 	const timings = {};
 	const { pgBin, redisServer } = await ensureQueuePrereqs({ log });
@@ -637,12 +648,14 @@ export async function startQueueStack(options) {
 			...extraEnv,
 		};
 
-		// user folders, each with the package installed (as Community Nodes does) in its .n8n/nodes
+		// user folders, each with the package installed (as Community Nodes does) in its .n8n/nodes, unless
+		// perProcess says package: false
 		const t1 = Date.now();
-		const names = ['main', ...Array.from({ length: workerCount }, (_, i) => `worker${i + 1}`)];
+		const names = allNames;
 		for (const name of names) {
 			const inst = await createInstance({ version: '2', env: shared, log, keep });
-			const pkg = await inst.installPackage(tarball);
+			const pkg =
+				perProcess[name]?.package === false ? undefined : await inst.installPackage(tarball);
 			instances.push(inst);
 			const record = {
 				name,
@@ -664,10 +677,10 @@ export async function startQueueStack(options) {
 		for (const id of publish) await stack.cli(['publish:workflow', `--id=${id}`]);
 		timings.imports = Date.now() - t2;
 
-		const processEnv = (rec) =>
-			rec.name === 'main'
+		const processEnv = (rec) => ({
+			...rec.inst.env,
+			...(rec.name === 'main'
 				? {
-						...rec.inst.env,
 						N8N_PORT: String(mainPort),
 						N8N_LISTEN_ADDRESS: '127.0.0.1',
 						N8N_HOST: '127.0.0.1',
@@ -675,11 +688,12 @@ export async function startQueueStack(options) {
 						N8N_EDITOR_BASE_URL: `${base}/`,
 					}
 				: {
-						...rec.inst.env,
 						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 						QUEUE_HEALTH_CHECK_PORT: String(rec.healthPort),
 						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-					};
+					}),
+			...perProcess[rec.name]?.env,
+		});
 
 		const startProcess = async (name) => {
 			const rec = procs.get(name);
@@ -718,12 +732,13 @@ export async function startQueueStack(options) {
 		};
 
 		const t3 = Date.now();
+		const atStart = names.filter((n) => perProcess[n]?.start !== false);
 		if (credentials.length || workflows.length || publish.length) {
-			await Promise.all(names.map((n) => startProcess(n)));
+			await Promise.all(atStart.map((n) => startProcess(n)));
 		} else {
 			// nothing imported: the database is still empty, let the main alone run the migrations
 			await startProcess('main');
-			await Promise.all(names.slice(1).map((n) => startProcess(n)));
+			await Promise.all(atStart.slice(1).map((n) => startProcess(n)));
 		}
 		timings.start = Date.now() - t3;
 		timings.total = Date.now() - t0;
@@ -745,7 +760,7 @@ export async function startQueueStack(options) {
 						logFile: r.logFile,
 						userFolder: r.inst.userFolder,
 						healthPort: r.healthPort,
-						packageDir: r.pkg.dir,
+						packageDir: r.pkg?.dir,
 					};
 				}),
 			/** An n8n CLI command against the shared database, with the main's user folder. */
@@ -772,6 +787,15 @@ export async function startQueueStack(options) {
 				return { stopped: stoppedInfo, started: startedInfo };
 			},
 			startWorker: (name) => startProcess(name),
+			/** Graceful stop (SIGTERM) of a worker, as a scale-down does; returns { code, signal, ms }. */
+			async stopWorker(name) {
+				const rec = procs.get(name);
+				if (name === 'main' || !rec?.proc || rec.proc.exited)
+					throw new Error(`${name} is not a running worker`);
+				const t = Date.now();
+				const r = await rec.proc.stop('SIGTERM', 30_000);
+				return { ...r, ms: Date.now() - t };
+			},
 			/**
 			 * Stop Redis (SIGTERM; it keeps nothing: no save, no AOF) and start it again on the same port, as a
 			 * Redis restart or failover does: the queue's jobs and locks are gone. Returns { ms }.
@@ -986,7 +1010,7 @@ export async function startQueueStack(options) {
 				},
 			}));
 		log(
-			`queue-mode stack ready in ${secs(timings.total)} (databases ${secs(timings.databases)}, user folders ${secs(timings.userFolders)}, imports ${secs(timings.imports)}, n8n start ${secs(timings.start)}): main ${base}, ${workerCount} workers × concurrency ${concurrency}`,
+			`queue-mode stack ready in ${secs(timings.total)} (databases ${secs(timings.databases)}, user folders ${secs(timings.userFolders)}, imports ${secs(timings.imports)}, n8n start ${secs(timings.start)}): main ${base}, ${workerCount} workers${atStart.length - 1 < workerCount ? ` (${atStart.length - 1} started)` : ''} × concurrency ${concurrency}`,
 		);
 		return stack;
 	} catch (error) {

@@ -675,7 +675,8 @@ export async function runSoak({
 	};
 
 	// process faults, at seeded moments of each 10-minute block (a short soak gets one of each)
-	const workerNames = stack.workers.map((w) => w.name);
+	// the workers running now (a stack may hold workers started later, e.g. the queue-mode suite's test f)
+	const workerNames = stack.workers.filter((w) => w.pid !== undefined).map((w) => w.name);
 	const runningOf = async (workflowId) =>
 		(await stack.executions(workflowId)).filter((e) => RUNNING.includes(e.status));
 	/** Workers running no trigger-path execution: a worker killed during one loses that poll's items (n8n). */

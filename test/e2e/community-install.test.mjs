@@ -9,10 +9,9 @@
 // (api.n8n.io) fails here and n8n treats that as "not banned", as it does for every user offline.
 //
 // One thing is not as for every user: n8n 2.41.1 allows a registry other than the public npm registry only
-// with an Enterprise licence feature (feat:communityNodes:customRegistry; without it the install fails with
-// "feature not licensed"). No licence exists here, so n8n is started with a preload (--require) that
-// answers that single licence question with yes; everything else runs unchanged. Users install from the
-// public registry, where that check does not apply.
+// with an Enterprise licence feature; no licence exists here, so n8n is started with a preload that answers
+// that single licence question with yes (registry.n8nEnv(), writeLicensePreload in scripts/local-registry.mjs).
+// Users install from the public registry, where that check does not apply.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -78,30 +77,6 @@ function nextPatch(version) {
 	return `${maj}.${min}.${patch + 1}`;
 }
 
-/** A preload for n8n: says yes to the custom-registry licence feature only (see the top of this file). */
-function writeLicensePreload(dir) {
-	const file = path.join(dir, 'custom-registry-licence.cjs');
-	fs.writeFileSync(
-		file,
-		`'use strict';
-// Loaded with --require into n8n only for the Community Nodes install test: n8n allows a custom npm registry
-// only with the Enterprise feature feat:communityNodes:customRegistry. Answer that one question with yes.
-const Module = require('node:module');
-const load = Module._load;
-Module._load = function (...args) {
-	const exported = load.apply(this, args);
-	const License = exported && exported.License;
-	if (typeof License === 'function' && License.prototype && typeof License.prototype.isCustomNpmRegistryEnabled === 'function' && !License.__gsCustomRegistry) {
-		License.__gsCustomRegistry = true;
-		License.prototype.isCustomNpmRegistryEnabled = function () { return true; };
-	}
-	return exported;
-};
-`,
-	);
-	return file;
-}
-
 describe(
 	'Community Nodes install from a registry, in the browser (n8n 2.41.1)',
 	{ timeout: INSTALL_TIMEOUT_MS + 15 * 60_000 },
@@ -141,19 +116,8 @@ describe(
 				await registry.publish(tarball);
 
 				inst = await openInstance({ version: '2' });
-				const npmCache = path.join(work, 'npm-cache');
-				server = await startServer(inst, {
-					log,
-					env: {
-						N8N_COMMUNITY_PACKAGES_REGISTRY: registry.url,
-						N8N_VERIFIED_PACKAGES_ENABLED: 'false',
-						// `npm outdated` (the update check) runs without --registry: point npm itself at the registry
-						npm_config_registry: `${registry.url}/`,
-						npm_config_cache: npmCache,
-						npm_config_update_notifier: 'false',
-						NODE_OPTIONS: `--require ${writeLicensePreload(work)}`,
-					},
-				});
+				// n8n installs, updates and checks for updates against the local registry only
+				server = await startServer(inst, { log, env: registry.n8nEnv() });
 				cookie = await ownerSession(server.base);
 				({ page, close: browser } = await launchBrowser());
 				// generous bounds (to fail instead of hanging), not speed expectations: the machine may be busy

@@ -10,6 +10,10 @@
 //   d. a 20 MiB output in database binary mode: sha256 and peak RSS per process
 //   e. a short seeded chaos soak on the same stack (scripts/soak.mjs: 2 minutes of load, every service fault
 //      kind, both worker SIGKILLs; no main or Redis restart, which cost minutes): what `npm run soak` checks
+//   f. the package installed as users do (POST /rest/community-packages on the main, from a local registry):
+//      two more workers whose user folders have no copy of it, started afterwards: without
+//      N8N_REINSTALL_MISSING_PACKAGES the execution fails; with it the worker installs the package itself at
+//      start and runs the execution (README's "install on every process" advice)
 //
 // Needs redis-server (installed by the suite when it runs as root with apt-get; otherwise the error says what
 // to install); PostgreSQL 17 comes from node_modules. Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
@@ -19,6 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
+import { startRegistry } from '../../scripts/local-registry.mjs';
 import {
 	callWebhook,
 	itemsOf,
@@ -45,6 +50,9 @@ const log = (msg) => process.stderr.write(`[queue-e2e] ${msg}\n`);
 const CREDENTIAL = { id: 'gsQueueCred', name: 'Generation Service (queue e2e)' };
 const JOB_TIMING = { queuedMs: 500, runningMs: 2500 };
 const WORKERS = 2;
+// e: two workers more, with empty user folders, started only in test e (n8n worker names in the stack)
+const REINSTALL_WORKER = `worker${WORKERS + 1}`; // N8N_REINSTALL_MISSING_PACKAGES=true
+const PLAIN_WORKER = `worker${WORKERS + 2}`; // without it (the control)
 const CONCURRENCY = 3;
 // Shorter than n8n's defaults (lock 60 s, stalled check every 30 s) so a killed worker's job is noticed in
 // ~20 s instead of up to 90 s; the mechanism is the same.
@@ -175,6 +183,44 @@ function textToVideoWorkflow() {
 	};
 }
 
+/** Webhook → Account Get Identity → answers the identity (JSON). */
+function identityWorkflow() {
+	return {
+		id: 'gsQueueIdentity',
+		name: 'Queue: webhook identity',
+		active: false,
+		nodes: [
+			{
+				id: 'b4000000-0000-4000-8000-000000000001',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				webhookId: 'b4000000-0000-4000-8000-0000000000aa',
+				position: [0, 0],
+				parameters: {
+					httpMethod: 'POST',
+					path: 'gs-queue-identity',
+					responseMode: 'lastNode',
+					responseData: 'firstEntryJson',
+					options: {},
+				},
+			},
+			{
+				id: 'b4000000-0000-4000-8000-000000000002',
+				name: 'Identity',
+				type: nodeType('generationServiceAccount'),
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { resource: 'account', operation: 'getIdentity' },
+				credentials,
+			},
+		],
+		connections: { Webhook: { main: [[{ node: 'Identity', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
 const TRIGGER_NODE = 'Job Finished';
 
 /** The Job Finished trigger alone (text-to-video jobs, succeeded or failed), polling at second `second`. */
@@ -228,7 +274,7 @@ const runQueue = e2eHosts().includes('2');
 let stack;
 
 describe(
-	'queue mode: n8n 2.41.1 main + 2 workers, PostgreSQL, Redis, database binary data',
+	'queue mode: n8n 2.41.1 main + 2 workers (2 more in f), PostgreSQL, Redis, database binary data',
 	{
 		skip: runQueue ? false : 'GS_E2E_HOSTS does not include host 2',
 		timeout: INSTALL_TIMEOUT_MS + 20 * 60_000,
@@ -237,9 +283,10 @@ describe(
 		let emu;
 		let key;
 		let sample;
+		let registry;
 		const suiteStart = Date.now();
 		const passed = new Set();
-		const TESTS = 6;
+		const TESTS = 7;
 		let soak; // setupSoak's sink, keys, credentials and workflows (imported with the suite's own)
 
 		/** Jobs whose prompt is `prompt` (emulator view, newest first). */
@@ -265,16 +312,32 @@ describe(
 				await ensureHost({ version: '2' });
 				const tarball = await packOnce();
 				sample = fs.readFileSync(path.join(REPO, 'examples', 'samples', 'character.jpg'));
-				emu = await startEmulator({ jobTiming: JOB_TIMING });
+				[emu, registry] = await Promise.all([
+					startEmulator({ jobTiming: JOB_TIMING }),
+					startRegistry({ log }), // e: n8n installs the package from here
+				]);
 				key = emu.control.createKey({ requestsPerMinute: 20, label: 'queue-e2e' });
 				soak = await setupSoak(emu);
+				const published = registry.publish(tarball);
+				const fromRegistry = registry.n8nEnv();
 				stack = await startQueueStack({
 					tarball,
-					workers: WORKERS,
+					workers: WORKERS + 2,
 					concurrency: CONCURRENCY,
 					queueSettings: QUEUE_SETTINGS,
 					// publish/unpublish take effect within 1 s instead of n8n's 15 s outbox interval
 					env: { N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000' },
+					// e: the main installs from the local registry; the two late workers have no copy of the
+					// package and know the same registry, one of them with N8N_REINSTALL_MISSING_PACKAGES
+					perProcess: {
+						main: { env: fromRegistry },
+						[REINSTALL_WORKER]: {
+							package: false,
+							start: false,
+							env: { ...fromRegistry, N8N_REINSTALL_MISSING_PACKAGES: 'true' },
+						},
+						[PLAIN_WORKER]: { package: false, start: false, env: fromRegistry },
+					},
 					log,
 					credentials: [
 						{
@@ -288,9 +351,11 @@ describe(
 						imageToVideoWorkflow(),
 						textToVideoWorkflow(),
 						triggerWorkflow(),
+						identityWorkflow(),
 						...soak.workflows,
 					],
 				});
+				await published;
 				await stack.activate('gsQueueI2V');
 				await stack.activate('gsQueueT2V');
 				log(
@@ -308,6 +373,7 @@ describe(
 				await stack.stop({ keepLogs: failed });
 			}
 			await soak?.sink.close();
+			await registry?.stop();
 			await emu?.close();
 			log(`suite wall time ${((Date.now() - suiteStart) / 1000).toFixed(1)} s`);
 		});
@@ -382,7 +448,7 @@ describe(
 			}
 			const perWorker = {};
 			for (const w of where) perWorker[w.worker] = (perWorker[w.worker] ?? 0) + 1;
-			for (const w of stack.workers)
+			for (const w of stack.workers.slice(0, WORKERS))
 				assert.ok(
 					perWorker[w.name] > 0,
 					`${w.name} ran at least one execution with the package's nodes`,
@@ -750,6 +816,103 @@ describe(
 			emu.control.clearViolations(); // judged above, collisions apart
 			endTest(t, emu);
 			passed.add('e');
+		});
+
+		it('f. installed from Community Nodes on the main: a worker started without the package gets it only with N8N_REINSTALL_MISSING_PACKAGES=true', async (t) => {
+			beginTest(emu);
+			const tE = Date.now();
+			const steps = [];
+			const step = (what, t0) => steps.push(`${what} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+			const folderOf = (name) => stack.processes().find((p) => p.name === name).userFolder;
+			/** The package's package.json in a worker's user folder (where n8n installs it), or undefined. */
+			const installedIn = (name) => {
+				const file = path.join(
+					folderOf(name),
+					'.n8n',
+					'nodes',
+					'node_modules',
+					PACKAGE.name,
+					'package.json',
+				);
+				return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
+			};
+			const newExecution = async (seen) =>
+				stack.waitForExecutions('gsQueueIdentity', (list) =>
+					list.find((x) => !seen.has(x.id) && !['running', 'new', 'waiting'].includes(x.status)),
+				);
+			const executionIds = async () =>
+				new Set((await stack.executions('gsQueueIdentity')).map((x) => x.id));
+
+			// from here only the late workers take jobs
+			let t0 = Date.now();
+			await Promise.all(stack.workers.slice(0, WORKERS).map((w) => stack.stopWorker(w.name)));
+			step('workers 1-2 stopped', t0);
+
+			// installed as users do: n8n's own install (Settings → Community Nodes → Install calls this route)
+			t0 = Date.now();
+			const installed = await stack.rest('POST', '/community-packages', { name: PACKAGE.name });
+			step('install on the main', t0);
+			assert.equal(installed.packageName, PACKAGE.name);
+			assert.equal(installed.installedVersion, PACKAGE.version);
+			assert.ok(
+				installed.installedNodes.some((n) => n.type === nodeType('generationServiceAccount')),
+				JSON.stringify(installed.installedNodes),
+			);
+			await stack.activate('gsQueueIdentity');
+
+			// the control: a worker with no copy of the package, started without the flag
+			assert.equal(
+				installedIn(PLAIN_WORKER),
+				undefined,
+				`${PLAIN_WORKER} starts without the package`,
+			);
+			t0 = Date.now();
+			await stack.startWorker(PLAIN_WORKER);
+			step(`${PLAIN_WORKER} start`, t0);
+			let seen = await executionIds();
+			const refused = await callWebhook(stack.base, 'gs-queue-identity', jsonBody({}));
+			const failed = await newExecution(seen);
+			const failedError = (await stack.execution(failed.id)).data?.resultData?.error;
+			t.diagnostic(
+				`without N8N_REINSTALL_MISSING_PACKAGES: webhook HTTP ${refused.status}; execution ${failed.id} ${failed.status} on ${stack.workerOfExecution(failed.id)}: ${failedError?.message}`,
+			);
+			assert.equal(stack.workerOfExecution(failed.id), PLAIN_WORKER);
+			assert.equal(failed.status, 'error');
+			assert.match(failedError?.message ?? '', /Unrecognized node type/);
+			assert.equal(refused.status, 500, refused.body.toString().slice(0, 300));
+			assert.match(stack.logOf(PLAIN_WORKER), /n8n detected that some packages are missing/);
+			assert.equal(installedIn(PLAIN_WORKER), undefined, `${PLAIN_WORKER} did not install it`);
+			await stack.stopWorker(PLAIN_WORKER);
+
+			// the same worker with N8N_REINSTALL_MISSING_PACKAGES=true installs the package itself at start
+			assert.equal(
+				installedIn(REINSTALL_WORKER),
+				undefined,
+				`${REINSTALL_WORKER} starts without it`,
+			);
+			t0 = Date.now();
+			await stack.startWorker(REINSTALL_WORKER);
+			step(`${REINSTALL_WORKER} start with the reinstall`, t0);
+			const workerLog = stack.logOf(REINSTALL_WORKER);
+			assert.match(workerLog, /Attempting to reinstall missing packages/);
+			assert.match(workerLog, /Packages reinstalled successfully/);
+			assert.equal(installedIn(REINSTALL_WORKER)?.version, PACKAGE.version);
+			seen = await executionIds();
+			t0 = Date.now();
+			const answer = await callWebhook(stack.base, 'gs-queue-identity', jsonBody({}));
+			step('identity run', t0);
+			assert.equal(answer.status, 200, answer.body.toString().slice(0, 500));
+			const identity = JSON.parse(answer.body.toString());
+			assert.ok(Object.keys(identity).length > 0, `empty identity: ${answer.body}`);
+			assert.ok(!answer.body.toString().includes(key.secret), 'the key is not in the answer');
+			const ran = await newExecution(seen);
+			assert.equal(ran.status, 'success');
+			assert.equal(stack.workerOfExecution(ran.id), REINSTALL_WORKER);
+			t.diagnostic(
+				`with it: ${REINSTALL_WORKER} installed ${PACKAGE.name}@${PACKAGE.version} from the registry at start; execution ${ran.id} ${ran.status} there; ${steps.join(', ')}; test ${((Date.now() - tE) / 1000).toFixed(1)} s`,
+			);
+			endTest(t, emu);
+			passed.add('f');
 		});
 	},
 );
