@@ -10,10 +10,10 @@
 //   d. a 20 MiB output in database binary mode: sha256 and peak RSS per process
 //   e. a short seeded chaos soak on the same stack (scripts/soak.mjs: 2 minutes of load, every service fault
 //      kind, both worker SIGKILLs; no main or Redis restart, which cost minutes): what `npm run soak` checks
-//   f. the package installed as users do (POST /rest/community-packages on the main, from a local registry):
-//      two more workers whose user folders have no copy of it, started afterwards: without
-//      N8N_REINSTALL_MISSING_PACKAGES the execution fails; with it the worker installs the package itself at
-//      start and runs the execution (README's "install on every process" advice)
+//   f. the package installed as users do (POST /rest/community-packages on the main, from a local registry),
+//      two more workers whose user folders have no copy of it: one running at the install gets it from the
+//      main (through Redis); started later, a worker fails the execution without N8N_REINSTALL_MISSING_PACKAGES
+//      and installs the package itself at start with it (README's "install on every process" advice)
 //
 // Needs redis-server (installed by the suite when it runs as root with apt-get; otherwise the error says what
 // to install); PostgreSQL 17 comes from node_modules. Runs on host 2 (n8n 2.41.1) when GS_E2E_HOSTS includes it.
@@ -818,36 +818,51 @@ describe(
 			passed.add('e');
 		});
 
-		it('f. installed from Community Nodes on the main: a worker started without the package gets it only with N8N_REINSTALL_MISSING_PACKAGES=true', async (t) => {
+		it('f. installed from Community Nodes on the main: running workers get it; a worker started later only with N8N_REINSTALL_MISSING_PACKAGES=true', async (t) => {
 			beginTest(emu);
 			const tE = Date.now();
 			const steps = [];
 			const step = (what, t0) => steps.push(`${what} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-			const folderOf = (name) => stack.processes().find((p) => p.name === name).userFolder;
+			const nodesDir = (name) =>
+				path.join(stack.processes().find((p) => p.name === name).userFolder, '.n8n', 'nodes');
 			/** The package's package.json in a worker's user folder (where n8n installs it), or undefined. */
 			const installedIn = (name) => {
-				const file = path.join(
-					folderOf(name),
-					'.n8n',
-					'nodes',
-					'node_modules',
-					PACKAGE.name,
-					'package.json',
-				);
+				const file = path.join(nodesDir(name), 'node_modules', PACKAGE.name, 'package.json');
 				return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
 			};
-			const newExecution = async (seen) =>
-				stack.waitForExecutions('gsQueueIdentity', (list) =>
-					list.find((x) => !seen.has(x.id) && !['running', 'new', 'waiting'].includes(x.status)),
-				);
 			const executionIds = async () =>
 				new Set((await stack.executions('gsQueueIdentity')).map((x) => x.id));
+			/** Call the identity webhook; returns { answer, execution (finished), worker, error }. */
+			const callIdentity = async () => {
+				const seen = await executionIds();
+				const answer = await callWebhook(stack.base, 'gs-queue-identity', jsonBody({}));
+				const execution = await stack.waitForExecutions('gsQueueIdentity', (list) =>
+					list.find((x) => !seen.has(x.id) && !['running', 'new', 'waiting'].includes(x.status)),
+				);
+				const error = (await stack.execution(execution.id)).data?.resultData?.error;
+				return { answer, execution, worker: stack.workerOfExecution(execution.id), error };
+			};
+			const assertIdentityRan = (run, worker) => {
+				assert.equal(run.answer.status, 200, run.answer.body.toString().slice(0, 500));
+				const identity = JSON.parse(run.answer.body.toString());
+				assert.ok(Object.keys(identity).length > 0, `empty identity: ${run.answer.body}`);
+				assert.ok(!run.answer.body.toString().includes(key.secret), 'the key is not in the answer');
+				assert.equal(run.execution.status, 'success');
+				assert.equal(run.worker, worker);
+			};
+			const assertNoCopy = (name) =>
+				assert.equal(installedIn(name), undefined, `${name} has no copy of the package`);
 
 			// from here only the late workers take jobs
 			let t0 = Date.now();
 			await Promise.all(stack.workers.slice(0, WORKERS).map((w) => stack.stopWorker(w.name)));
 			step('workers 1-2 stopped', t0);
 
+			// 1. a worker without the package (no flag) is running when the package is installed on the main
+			assertNoCopy(PLAIN_WORKER);
+			t0 = Date.now();
+			await stack.startWorker(PLAIN_WORKER);
+			step(`${PLAIN_WORKER} start`, t0);
 			// installed as users do: n8n's own install (Settings → Community Nodes → Install calls this route)
 			t0 = Date.now();
 			const installed = await stack.rest('POST', '/community-packages', { name: PACKAGE.name });
@@ -858,38 +873,40 @@ describe(
 				installed.installedNodes.some((n) => n.type === nodeType('generationServiceAccount')),
 				JSON.stringify(installed.installedNodes),
 			);
-			await stack.activate('gsQueueIdentity');
-
-			// the control: a worker with no copy of the package, started without the flag
-			assert.equal(
-				installedIn(PLAIN_WORKER),
-				undefined,
-				`${PLAIN_WORKER} starts without the package`,
+			// the main tells the running workers (Redis); each installs the package into its own user folder
+			t0 = Date.now();
+			await waitUntil(
+				`${PLAIN_WORKER} installs the package the main announced`,
+				() => stack.logOf(PLAIN_WORKER).includes(`Community package installed: ${PACKAGE.name}`),
+				{ timeoutMs: 180_000 },
 			);
+			step(`${PLAIN_WORKER} installed it`, t0);
+			assert.equal(installedIn(PLAIN_WORKER)?.version, PACKAGE.version);
+			await stack.activate('gsQueueIdentity');
+			const running = await callIdentity();
+			assertIdentityRan(running, PLAIN_WORKER);
+
+			// 2. a worker started afterwards with no copy (a new machine or container), without the flag
+			await stack.stopWorker(PLAIN_WORKER);
+			fs.rmSync(nodesDir(PLAIN_WORKER), { recursive: true, force: true });
+			assertNoCopy(PLAIN_WORKER);
 			t0 = Date.now();
 			await stack.startWorker(PLAIN_WORKER);
-			step(`${PLAIN_WORKER} start`, t0);
-			let seen = await executionIds();
-			const refused = await callWebhook(stack.base, 'gs-queue-identity', jsonBody({}));
-			const failed = await newExecution(seen);
-			const failedError = (await stack.execution(failed.id)).data?.resultData?.error;
+			step(`${PLAIN_WORKER} start again, empty`, t0);
+			const refused = await callIdentity();
 			t.diagnostic(
-				`without N8N_REINSTALL_MISSING_PACKAGES: webhook HTTP ${refused.status}; execution ${failed.id} ${failed.status} on ${stack.workerOfExecution(failed.id)}: ${failedError?.message}`,
+				`started later without N8N_REINSTALL_MISSING_PACKAGES: webhook HTTP ${refused.answer.status}; execution ${refused.execution.id} ${refused.execution.status} on ${refused.worker}: ${refused.error?.message}`,
 			);
-			assert.equal(stack.workerOfExecution(failed.id), PLAIN_WORKER);
-			assert.equal(failed.status, 'error');
-			assert.match(failedError?.message ?? '', /Unrecognized node type/);
-			assert.equal(refused.status, 500, refused.body.toString().slice(0, 300));
+			assert.equal(refused.worker, PLAIN_WORKER);
+			assert.equal(refused.execution.status, 'error');
+			assert.match(refused.error?.message ?? '', /Unrecognized node type/);
+			assert.equal(refused.answer.status, 500, refused.answer.body.toString().slice(0, 300));
 			assert.match(stack.logOf(PLAIN_WORKER), /n8n detected that some packages are missing/);
-			assert.equal(installedIn(PLAIN_WORKER), undefined, `${PLAIN_WORKER} did not install it`);
+			assertNoCopy(PLAIN_WORKER);
 			await stack.stopWorker(PLAIN_WORKER);
 
-			// the same worker with N8N_REINSTALL_MISSING_PACKAGES=true installs the package itself at start
-			assert.equal(
-				installedIn(REINSTALL_WORKER),
-				undefined,
-				`${REINSTALL_WORKER} starts without it`,
-			);
+			// 3. the same with N8N_REINSTALL_MISSING_PACKAGES=true: the worker installs it itself at start
+			assertNoCopy(REINSTALL_WORKER);
 			t0 = Date.now();
 			await stack.startWorker(REINSTALL_WORKER);
 			step(`${REINSTALL_WORKER} start with the reinstall`, t0);
@@ -897,19 +914,12 @@ describe(
 			assert.match(workerLog, /Attempting to reinstall missing packages/);
 			assert.match(workerLog, /Packages reinstalled successfully/);
 			assert.equal(installedIn(REINSTALL_WORKER)?.version, PACKAGE.version);
-			seen = await executionIds();
 			t0 = Date.now();
-			const answer = await callWebhook(stack.base, 'gs-queue-identity', jsonBody({}));
+			const reinstalled = await callIdentity();
 			step('identity run', t0);
-			assert.equal(answer.status, 200, answer.body.toString().slice(0, 500));
-			const identity = JSON.parse(answer.body.toString());
-			assert.ok(Object.keys(identity).length > 0, `empty identity: ${answer.body}`);
-			assert.ok(!answer.body.toString().includes(key.secret), 'the key is not in the answer');
-			const ran = await newExecution(seen);
-			assert.equal(ran.status, 'success');
-			assert.equal(stack.workerOfExecution(ran.id), REINSTALL_WORKER);
+			assertIdentityRan(reinstalled, REINSTALL_WORKER);
 			t.diagnostic(
-				`with it: ${REINSTALL_WORKER} installed ${PACKAGE.name}@${PACKAGE.version} from the registry at start; execution ${ran.id} ${ran.status} there; ${steps.join(', ')}; test ${((Date.now() - tE) / 1000).toFixed(1)} s`,
+				`running ${PLAIN_WORKER} got it from the main's install (execution ${running.execution.id}); ${REINSTALL_WORKER} installed ${PACKAGE.name}@${PACKAGE.version} from the registry at start (execution ${reinstalled.execution.id}); ${steps.join(', ')}; test ${((Date.now() - tE) / 1000).toFixed(1)} s`,
 			);
 			endTest(t, emu);
 			passed.add('f');
