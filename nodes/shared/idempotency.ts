@@ -71,6 +71,69 @@ export function deriveIdempotencyKey(
 	return `n8n.${purpose}.${createHash('sha256').update(material).digest('hex').slice(0, 48)}`;
 }
 
+/** The mode of the run this execution recovers: n8n 2.x keeps the root's in every Retry; else this run's. */
+export function rootMode(ctx: IExecuteFunctions): string {
+	const source = executionContextOf(ctx)?.source;
+	return typeof source === 'string' ? source : ctx.getMode();
+}
+
+/** Which run of the node this is in its execution (a loop runs it again); 0 where n8n does not say. */
+function runIndexOf(ctx: IExecuteFunctions): number {
+	try {
+		const index = ctx.getWorkflowDataProxy(0).$thisRunIndex;
+		return typeof index === 'number' ? index : 0;
+	} catch {
+		return 0;
+	}
+}
+
+/** What tells one intent from another when executions, not n8n's recoveries, may repeat it. */
+export interface IntentParts {
+	/** The look-back of "Reuse Identical Recent Job": the length of the key's time slot. */
+	lookBackMs: number;
+	/** How many items before this one in this node run had the same input. */
+	occurrence: number;
+	/** Failed jobs of the same input the look-back saw: after a failure the same input is a new intent. */
+	failed: readonly string[];
+	/** Set when the key's job turned out to be one this run already holds: the next key to try. */
+	attempt?: number;
+}
+
+/**
+ * One key per intent across executions, for runs that treat a recent job of the same input as theirs
+ * (a webhook called again while its first execution still runs, on another worker): both executions
+ * derive the same key before either has created, so the service replays the second create instead of
+ * charging twice. The key depends on the workflow, node, node run, input, its occurrence among the
+ * run's items, the failed jobs of that input, and the time slot (one look-back long) of the run's root
+ * start (n8n 2.x keeps it in every Retry; older n8n: the time of the create). Two starts in one slot are
+ * less than a look-back apart, so the key never replays what the look-back would not pick up; two calls
+ * on either side of a slot's end that both create before either sees the other's job still make two.
+ */
+export function deriveIntentKey(
+	ctx: IExecuteFunctions,
+	purpose: string,
+	body: unknown,
+	parts: IntentParts,
+	clockNow: number,
+): string {
+	const node = ctx.getNode();
+	const started = executionContextOf(ctx)?.establishedAt;
+	const at = typeof started === 'number' ? started : clockNow;
+	const material = [
+		ctx.getWorkflow().id ?? '',
+		'intent',
+		String(Math.floor(at / Math.max(1, parts.lookBackMs))),
+		node.id ?? node.name,
+		String(runIndexOf(ctx)),
+		purpose,
+		canonicalJson(body),
+		String(parts.occurrence),
+		[...parts.failed].sort().join(','),
+		String(parts.attempt ?? 0),
+	].join('\u0000');
+	return `n8n.intent.${purpose}.${createHash('sha256').update(material).digest('hex').slice(0, 48)}`;
+}
+
 /** The key of an upload is the file's sha256: the same bytes always replay the existing asset. */
 export function uploadIdempotencyKey(sha256: string): string {
 	return `asset.sha256.${sha256}`;

@@ -53,6 +53,8 @@ export interface NodeRun {
 	 * execution context); a Retry gets a copy of the retried execution's. A fresh one when absent.
 	 */
 	runExecutionData?: IRunExecutionData;
+	/** Which run of the node in its execution (a loop runs a node again); 0 by default. */
+	runIndex?: number;
 }
 
 /** The data of a new execution (for `runExecutionData`), optionally with n8n's execution context. */
@@ -157,7 +159,7 @@ export async function runNode(run: NodeRun): Promise<INodeExecutionData[][]> {
 			additionalData,
 			run.mode ?? 'manual',
 			runExecutionData,
-			0,
+			run.runIndex ?? 0,
 			items,
 			inputData,
 			{ node, data: inputData, source: null },

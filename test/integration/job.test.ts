@@ -415,6 +415,124 @@ describe('picking up a recent identical job instead of paying again', () => {
 		expect(env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
 	});
 
+	describe('a webhook called again while its first execution still runs (on another worker)', () => {
+		const webhookStartedAt = (at: number) =>
+			newExecutionData({
+				version: 1,
+				establishedAt: at,
+				source: 'webhook',
+				triggerNode: { name: 'Webhook', type: 'n8n-nodes-base.webhook' },
+			});
+		/** Both executions looked at the job list before either created: the race the look cannot see. */
+		const lookedBeforeAnyCreate = () => {
+			const journal = env.emu.control.journal();
+			const firstCreate = journal.findIndex((e) => e.method === 'POST' && e.path === '/v1/jobs');
+			const looks = journal.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
+			return looks.length === 2 && journal.indexOf(looks[1]) < firstCreate;
+		};
+
+		it('both derive the intent key: the second create is replayed, one job, charged once', async () => {
+			const items = [{ json: { take: 1 } }, { json: { take: 2 } }];
+			const params = { operation: 'create', ...textJob, prompt: '={{ "take " + $json.take }}' };
+			const [[a1, a2], [b1, b2]] = (
+				await Promise.all([
+					run(params, {
+						mode: 'webhook',
+						executionId: 'e1',
+						items,
+						runExecutionData: webhookStartedAt(1_000),
+					}),
+					run(params, {
+						mode: 'webhook',
+						executionId: 'e2',
+						items,
+						runExecutionData: webhookStartedAt(7_000),
+					}),
+				])
+			).map(([out]) => out);
+			expect(lookedBeforeAnyCreate()).toBe(true);
+			expect([b1.json.id, b2.json.id]).toEqual([a1.json.id, a2.json.id]);
+			expect([a1, a2, b1, b2].filter((i) => i.json.replayed).length).toBe(2);
+			expect(env.emu.control.jobs()).toHaveLength(2);
+			expect(env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve')).toHaveLength(2);
+			expect(a1.json.idempotencyKey).toMatch(/^n8n\.intent\.job\./);
+		});
+
+		it('also on n8n without an execution context (1.x): the time of the create names the slot', async () => {
+			const [[[a]], [[b]]] = await Promise.all([
+				create({ executionId: 'e1' }),
+				create({ executionId: 'e2' }),
+			]);
+			expect(lookedBeforeAnyCreate()).toBe(true);
+			expect(b.json.id).toBe(a.json.id);
+			expect(env.emu.control.jobs()).toHaveLength(1);
+		});
+
+		it('a batch of identical inputs still makes one job per item; the repeated batch replays them', async () => {
+			const items = [{ json: {} }, { json: {} }, { json: {} }];
+			const [[first], [again]] = await Promise.all([
+				create({ executionId: 'e1', items, runExecutionData: webhookStartedAt(1_000) }),
+				create({ executionId: 'e2', items, runExecutionData: webhookStartedAt(2_000) }),
+			]);
+			expect(new Set(first.map((i) => i.json.id)).size).toBe(3);
+			expect(again.map((i) => i.json.id)).toEqual(first.map((i) => i.json.id));
+			expect(env.emu.control.jobs()).toHaveLength(3);
+			expect(posts()).toBe(6); // one create per item: each item's key is its own
+		});
+
+		it('a job of this run is never handed to a second item: the intent takes its next key', async () => {
+			const lookBack = { reuseWithinMinutes: 1 };
+			const two = [{ json: {} }, { json: {} }];
+			const call = (executionId: string, at: number, items = [{ json: {} }]) =>
+				create({ executionId, items, runExecutionData: webhookStartedAt(at) }, lookBack);
+			const [[j0]] = await call('e1', 1_000);
+			await env.clock.clock.sleep(30_000);
+			const [[, j1]] = await call('e2', 2_000, two); // picks up j0, then creates j1 (its 2nd of the input)
+			await env.clock.clock.sleep(40_000); // j0 is now out of the look-back, j1 is not
+			// e3's first item picks up j1; its second item's key is j1's (the input's 2nd in the slot)
+			const [out] = await call('e3', 3_000, two);
+			expect(out[0].json).toMatchObject({ id: j1.json.id, adopted: true });
+			expect(out[1].json).toMatchObject({ adopted: false, replayed: false });
+			expect([j0.json.id, j1.json.id]).not.toContain(out[1].json.id);
+			expect(env.emu.control.jobs()).toHaveLength(3);
+		});
+
+		it("n8n's Retry of such an execution, past the look-back, derives its root's key: replayed", async () => {
+			const data = webhookStartedAt(1_000);
+			const lookBack = { reuseWithinMinutes: 1 };
+			const [[first]] = await create({ executionId: 'e1', runExecutionData: data }, lookBack);
+			await env.clock.clock.sleep(120_000); // the job is out of the 1-minute look-back
+			const retry = { executionId: 'e2', mode: 'retry' as const, runExecutionData: copyOf(data) };
+			const [[retried]] = await create(retry, lookBack);
+			expect(retried.json).toMatchObject({ id: first.json.id, adopted: false, replayed: true });
+			expect(retried.json.idempotencyKey).toBe(first.json.idempotencyKey);
+			expect(env.emu.control.jobs()).toHaveLength(1);
+		});
+
+		it('a loop (the node run again in one execution) and a failed job: new jobs', async () => {
+			const data = webhookStartedAt(1_000);
+			const [[first]] = await create({ executionId: 'e1', runExecutionData: data });
+			const [[loop]] = await create({ executionId: 'e1', runExecutionData: data, runIndex: 1 });
+			expect(loop.json).toMatchObject({ adopted: false, replayed: false });
+			expect(loop.json.id).not.toBe(first.json.id);
+			env.emu.control.scriptJobs([{ outcome: 'failed', queuedMs: 0, runningMs: 0 }]);
+			const fails = { operation: 'create', ...textJob, prompt: 'fails' };
+			const [[failed]] = await run(fails, {
+				mode: 'webhook',
+				executionId: 'e2',
+				runExecutionData: webhookStartedAt(1_000),
+			});
+			await env.clock.clock.sleep(1_000);
+			const [[retried]] = await run(fails, {
+				mode: 'webhook',
+				executionId: 'e3',
+				runExecutionData: webhookStartedAt(2_000),
+			});
+			expect(retried.json.replayed).toBe(false);
+			expect(retried.json.id).not.toBe(failed.json.id);
+		});
+	});
+
 	it("n8n's Retry of an execution (mode retry) picks up the job its first try created", async () => {
 		// a schedule's run that crashed after Create (no progress saved): n8n retries it from the trigger
 		const [[first]] = await create({ executionId: 'e1', mode: 'trigger' });

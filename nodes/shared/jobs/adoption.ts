@@ -2,7 +2,7 @@
 // recovered or re-run execution does not pay again — while deliberate repeats create.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { canonicalJson, executionContextOf } from '../idempotency';
+import { canonicalJson, executionContextOf, rootMode } from '../idempotency';
 import type { RunState } from './run';
 import type { Page } from '../transport';
 import { apiRequest, now } from '../transport';
@@ -28,19 +28,34 @@ export const DEFAULT_REUSE: ReuseRecentJob = 'recoveries';
 /** The modes in which a repeat of the same input is most likely a recovery, not a new intent. */
 const RECOVERY_MODES: readonly string[] = ['retry', 'webhook'];
 
-/** Whether this run looks for a recent job of the same input before creating one. */
-export function reuseApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob): boolean {
+/** Whether a run of `mode` (started by `triggerType`) looks for a recent job of the same input. */
+function reuseAppliesTo(mode: string, triggerType: unknown, reuse: ReuseRecentJob): boolean {
 	if (reuse === 'always') return true;
 	if (reuse === 'never') return false;
-	const mode = ctx.getMode();
 	if (reuse === 'unattended') return mode !== 'manual';
 	if (!RECOVERY_MODES.includes(mode)) return false;
-	if (mode === 'webhook') {
-		// A production Chat Trigger answers chat messages through a webhook: each message is a request.
-		const trigger = executionContextOf(ctx)?.triggerNode?.type;
-		if (typeof trigger === 'string' && /\.chatTrigger$/i.test(trigger)) return false;
-	}
-	return true;
+	// A production Chat Trigger answers chat messages through a webhook: each message is a request.
+	return !(mode === 'webhook' && typeof triggerType === 'string' && /\.chatTrigger$/i.test(triggerType));
+}
+
+/** Whether this run looks for a recent job of the same input before creating one. */
+export function reuseApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob): boolean {
+	return reuseAppliesTo(ctx.getMode(), executionContextOf(ctx)?.triggerNode?.type, reuse);
+}
+
+/**
+ * Whether this run creates with the intent's key (deriveIntentKey) rather than the execution's: when
+ * its root run, too, took a recent job of the same input for its own, so that a Retry derives the key
+ * its root did. A Retry whose root n8n does not name (older n8n) keeps the execution's key and relies
+ * on the look-back.
+ */
+export function intentKeyApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob): boolean {
+	const root = rootMode(ctx);
+	return (
+		root !== 'retry' &&
+		reuseApplies(ctx, reuse) &&
+		reuseAppliesTo(root, executionContextOf(ctx)?.triggerNode?.type, reuse)
+	);
 }
 
 /*
@@ -119,6 +134,8 @@ function normalized(input: IDataObject | undefined): string {
 	});
 }
 
+const recentJobsKey = (lookBackMs: number) => `recentJobs:${lookBackMs}`;
+
 /** Jobs created in the last `lookBackMs`, newest first; read once per node run. */
 async function recentJobs(
 	ctx: IExecuteFunctions,
@@ -127,7 +144,7 @@ async function recentJobs(
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<Job[]> {
-	const cacheKey = `recentJobs:${lookBackMs}`;
+	const cacheKey = recentJobsKey(lookBackMs);
 	const cached = state.cache.get(cacheKey) as Job[] | undefined;
 	if (cached) return cached;
 	const since = now() - lookBackMs;
@@ -151,6 +168,15 @@ async function recentJobs(
 	}
 	state.cache.set(cacheKey, jobs);
 	return jobs;
+}
+
+/** Failed jobs of exactly this input among those the look-back read (findAdoptable reads them). */
+export function failedOfInput(state: RunState, input: IDataObject, lookBackMinutes: number): string[] {
+	const wanted = normalized(input);
+	const recent = (state.cache.get(recentJobsKey(lookBackMinutes * 60_000)) as Job[] | undefined) ?? [];
+	return recent
+		.filter((job) => job.state === 'failed' && normalized(job.input) === wanted)
+		.map((job) => job.id);
 }
 
 /**

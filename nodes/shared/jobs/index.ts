@@ -13,7 +13,14 @@ export {
 export { downloadJobOutput, failedJobError, finishedItem } from './output';
 export { readWaitOptions, waitForJob } from './waiting';
 export type { WaitOptions } from './waiting';
-export { DEFAULT_REUSE, findAdoptable, recordUsedJob, reuseApplies } from './adoption';
+export {
+	DEFAULT_REUSE,
+	failedOfInput,
+	findAdoptable,
+	intentKeyApplies,
+	recordUsedJob,
+	reuseApplies,
+} from './adoption';
 export type { ReuseRecentJob } from './adoption';
 export { RunBudget } from './budget';
 export type { BudgetHold } from './budget';

@@ -39,8 +39,16 @@ export class RunState {
 	/** Work an item goes on with after its execute() returned (waiting for its job), by item index. */
 	readonly continued = new Map<number, Promise<INodeExecutionData[]>>();
 	private jobWatcher: JobWatcher | undefined;
+	private readonly inputsSeen = new Map<string, number>();
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	/** How many items of this run had this input (canonical JSON) before; counts this one. */
+	occurrence(input: string): number {
+		const seen = this.inputsSeen.get(input) ?? 0;
+		this.inputsSeen.set(input, seen + 1);
+		return seen;
+	}
 
 	/** Follows the jobs of this run side by side (started on first use). */
 	get watcher(): JobWatcher {

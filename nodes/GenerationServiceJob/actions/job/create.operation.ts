@@ -13,12 +13,19 @@ import {
 } from '../../../shared/descriptions/common';
 import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
 import { waitOptions } from '../../../shared/descriptions/wait';
-import { checkIdempotencyKey, deriveIdempotencyKey } from '../../../shared/idempotency';
+import {
+	canonicalJson,
+	checkIdempotencyKey,
+	deriveIdempotencyKey,
+	deriveIntentKey,
+} from '../../../shared/idempotency';
 import type { Job, ReuseRecentJob, RunState } from '../../../shared/jobs';
 import {
 	ensureGenerationAvailable,
 	DEFAULT_REUSE,
+	failedOfInput,
 	findAdoptable,
+	intentKeyApplies,
 	guardCost,
 	readWaitOptions,
 	recordUsedJob,
@@ -26,7 +33,7 @@ import {
 	reuseApplies,
 	waitForJob,
 } from '../../../shared/jobs';
-import { apiRequest } from '../../../shared/transport';
+import { apiRequest, now } from '../../../shared/transport';
 
 /** Default look-back of "Reuse Identical Recent Job". */
 export const DEFAULT_REUSE_MINUTES = 60;
@@ -48,7 +55,7 @@ const properties: INodeProperties[] = [
 			default: '',
 			placeholder: 'order-000042-video-v1',
 			description:
-				'Key that identifies this generation (16–128 characters from A-Z a-z 0-9 _ . : -). The same key and input never create a second job or charge twice. Empty: the node derives one from the execution (kept when n8n retries it), node, item and input, so retries, "Retry On Fail" and Retry of a failed execution reuse it. Set it from a row ID to make every re-run for the same row safe.',
+				'Key that identifies this generation (16–128 characters from A-Z a-z 0-9 _ . : -). The same key and input never create a second job or charge twice. Empty: the node derives one from the execution (kept when n8n retries it), node, item and input, so retries, "Retry On Fail" and Retry of a failed execution reuse it; runs that reuse a recent identical job derive it from the input and the time slot instead, so a webhook called twice at once pays once. Set it from a row ID to make every re-run for the same row safe.',
 		},
 		{
 			displayName: 'Max Credits',
@@ -139,6 +146,54 @@ interface CreateOptions extends IDataObject {
 	waitForCompletion?: boolean;
 }
 
+interface CreateRequest {
+	input: IDataObject;
+	idempotencyKey: string;
+	quote: IDataObject | undefined;
+	runBudget: number | undefined;
+	i: number;
+	maxWaitSeconds: number | undefined;
+}
+
+/** One POST /jobs, with the run budget held while it is on its way. */
+async function createJob(
+	ctx: IExecuteFunctions,
+	state: RunState,
+	{ input, idempotencyKey, quote, runBudget, i, maxWaitSeconds }: CreateRequest,
+): Promise<Job> {
+	// taken before the create is sent (creates may run side by side), given back if nothing was created
+	const hold =
+		quote && runBudget !== undefined
+			? state.budget.take(ctx, { limit: runBudget, quote, idempotencyKey, itemIndex: i })
+			: undefined;
+	const sent = await apiRequest<Job>(ctx, {
+		method: 'POST',
+		path: '/jobs',
+		body: input,
+		idempotencyKey,
+		itemIndex: i,
+		maxWaitSeconds,
+		errorContext: quote
+			? {
+					creditsNeeded: Number(quote.reservedCredits),
+					creditsAvailable: Number(quote.available),
+				}
+			: undefined,
+	}).then(
+		(created) => ({ created, error: undefined }),
+		(error: unknown) => ({ created: undefined, error }),
+	);
+	if (!sent.created) {
+		if (hold) state.budget.failed(hold, sent.error);
+		throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
+			? sent.error
+			: new NodeOperationError(ctx.getNode(), sent.error as Error, { itemIndex: i });
+	}
+	if (hold) state.budget.settle(hold, sent.created);
+	await rememberJobs(ctx, [sent.created]);
+	return sent.created;
+}
+
 /**
  * POST /jobs: reserves the quoted credits and queues the generation (spends credits). Never pays twice
  * for one intent: the Idempotency-Key is stable for the intent, so retries replay the same job; in a
@@ -153,13 +208,13 @@ export async function execute(
 	const { input, options } = readGeneration<CreateOptions>(this, i);
 	const maxWaitSeconds = maxWaitOf(options);
 	const customKey = options.idempotencyKey?.trim();
-	const idempotencyKey = customKey
-		? checkIdempotencyKey(this, customKey, i)
-		: deriveIdempotencyKey(this, i, 'job', input);
+	if (customKey) checkIdempotencyKey(this, customKey, i);
 	const waitOpts = options.waitForCompletion ? readWaitOptions(this, i, options) : undefined;
 	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
 	const reuse = options.reuseRecentJob ?? DEFAULT_REUSE;
 	const reuseMinutes = Number(options.reuseWithinMinutes ?? DEFAULT_REUSE_MINUTES);
+	const byIntent = !customKey && intentKeyApplies(this, reuse);
+	const occurrence = state.occurrence(canonicalJson(input));
 
 	let job: Job | undefined;
 	let adopted = false;
@@ -167,44 +222,31 @@ export async function execute(
 		job = await findAdoptable(this, state, input, reuseMinutes, i, maxWaitSeconds);
 		adopted = job !== undefined;
 	}
+	const keyOf = (attempt: number): string => {
+		if (customKey) return customKey;
+		if (!byIntent) return deriveIdempotencyKey(this, i, 'job', input);
+		const failed = failedOfInput(state, input, reuseMinutes);
+		const parts = { lookBackMs: reuseMinutes * 60_000, occurrence, failed, attempt };
+		return deriveIntentKey(this, 'job', input, parts, now());
+	};
+	let idempotencyKey = keyOf(0);
 	const runBudget = options.maxCreditsPerRun;
 	if (job && runBudget !== undefined) state.budget.count(job);
+	let quote: IDataObject | undefined;
+	if (!job && (options.maxCredits !== undefined || runBudget !== undefined)) {
+		quote = await guardCost(this, input, options.maxCredits, capabilities, i, maxWaitSeconds);
+	}
 	if (!job) {
-		let quote: IDataObject | undefined;
-		if (options.maxCredits !== undefined || runBudget !== undefined) {
-			quote = await guardCost(this, input, options.maxCredits, capabilities, i, maxWaitSeconds);
+		const request = { input, idempotencyKey, quote, runBudget, i, maxWaitSeconds };
+		job = await createJob(this, state, request);
+		// An intent's key may name a job this run already holds (another execution's run had the same
+		// inputs in another order): then the intent's next key, as that execution would take. Each such
+		// answer is a distinct job this run holds, so this ends.
+		for (let attempt = 1; byIntent && state.claimed.has(job.id); attempt++) {
+			if (attempt > state.claimed.size) break;
+			idempotencyKey = keyOf(attempt);
+			job = await createJob(this, state, { ...request, idempotencyKey });
 		}
-		// taken before the create is sent (creates may run side by side), given back if nothing was created
-		const hold =
-			quote && runBudget !== undefined
-				? state.budget.take(this, { limit: runBudget, quote, idempotencyKey, itemIndex: i })
-				: undefined;
-		const sent = await apiRequest<Job>(this, {
-			method: 'POST',
-			path: '/jobs',
-			body: input,
-			idempotencyKey,
-			itemIndex: i,
-			maxWaitSeconds,
-			errorContext: quote
-				? {
-						creditsNeeded: Number(quote.reservedCredits),
-						creditsAvailable: Number(quote.available),
-					}
-				: undefined,
-		}).then(
-			(created) => ({ created, error: undefined }),
-			(error: unknown) => ({ created: undefined, error }),
-		);
-		if (!sent.created) {
-			if (hold) state.budget.failed(hold, sent.error);
-			throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
-				? sent.error
-				: new NodeOperationError(this.getNode(), sent.error as Error, { itemIndex: i });
-		}
-		job = sent.created;
-		if (hold) state.budget.settle(hold, job);
-		await rememberJobs(this, [job]);
 	}
 	state.claimed.add(job.id);
 	recordUsedJob(this, job.id);
