@@ -30,7 +30,11 @@
 // ledger invariant, 0 referee violations, no execution left running, RSS per process over time. A request
 // sent before the end of a Retry-After (key or IP) that another process was told, or into key A's used-up
 // window, is a collision of processes sharing a limit (they share no memory), counted apart and described
-// (which process, how long after the other was told, how early); the process behind each such request is
+// (which process, how long after the other was told, how early). So is a first page of a key's job list
+// judged too soon (list_poll_too_soon: the referee keeps one budget of looks per key) when its process's
+// own looks, judged alone with the referee's rule (judgeListLooks in emulator/src/referee.ts), were within
+// that budget and other processes looked at that key's list too (described: which process, the looks it had
+// left by itself, which others looked). The process behind each such request (and each first-page look) is
 // found while it is answered (the emulator's journal watcher gives the client's port; /proc gives its owner).
 // Violations and collisions both fail `npm run soak`; the short soak in npm test (test/e2e/queue-mode.test.mjs,
 // test e) fails on violations and reports collisions.
@@ -541,10 +545,15 @@ export async function runSoak({
 	emu.control.clearFaults();
 	emu.control.setSettings({ ipLimit: null });
 	const emuPort = Number(new URL(emu.baseUrl).port);
+	// the referee's list_poll_too_soon rule, to judge each process's own looks (tsx runs the soak)
+	const { judgeListLooks, LIST_LOOK_BURST } = await import('../emulator/src/referee.ts');
 	// who was told to wait (429 with Retry-After, by the IP limit or a key's), and who arrived before the end
 	// of such a wait: the process behind each of these requests, looked up while it is answered
 	const holds = []; // { scope: 'ip' | keyId, at, end, process }
 	const processOfRequest = new Map(); // requestId -> process (or 'unknown')
+	// every first page of a job list (any key, any answer: the referee charges each look at its arrival), to
+	// judge each process's own looks apart: { requestId, at, keyId, process, unfinished (null unless 2xx) }
+	const listLooks = [];
 	const unwatch = emu.control.watchJournal((e) => {
 		const scope =
 			e.status === 429 && e.retryAfter !== null
@@ -555,10 +564,21 @@ export async function runSoak({
 						: undefined
 				: undefined;
 		const early = e.violations.some((k) => k === 'retry_after_ip' || k === 'retry_after_key');
-		if (!scope && !early) return;
+		const look = e.jobListLook && e.keyId !== null;
+		if (!scope && !early && !look) return;
 		const owner = (e.remotePort && socketOwner(stack, emuPort, e.remotePort)) || 'unknown';
 		processOfRequest.set(e.requestId, owner);
 		if (scope) holds.push({ scope, at: e.at, end: e.at + e.retryAfter * 1000, process: owner });
+		if (look) {
+			const unfinished = e.unfinishedListed ?? null;
+			listLooks.push({
+				requestId: e.requestId,
+				at: e.at,
+				keyId: e.keyId,
+				process: owner,
+				unfinished,
+			});
+		}
 		if (e.errorCode === 'ip_rate_limited') count(stats.ipLimited, owner);
 	});
 	let ipLimitTimer;
@@ -906,11 +926,54 @@ export async function runSoak({
 	// Such a collision is counted apart from the violations, to tell them from a process ignoring what it was
 	// itself told: an early arrival (retry_after_ip / _key) is a collision only when its process was not told
 	// itself (the process behind each request is looked up while it is answered); a request into key A's
-	// used-up window counts as one (which process used the window up is not recorded). Collisions fail the
+	// used-up window counts as one (which process used the window up is not recorded). List looks are judged
+	// per process too: the referee's list_poll_too_soon spends one budget of first-page looks per key, so
+	// processes each following their jobs at the advised pace drain it together; such a look is a collision
+	// only when its process's own looks of that key, judged alone with the referee's rule (judgeListLooks),
+	// were within the budget and another known process looked at that key's list within the time the budget
+	// takes to refill; a process over the budget by itself, or unknown, stays a violation. Collisions fail the
 	// soak too (the issue asks for 0 violations); the short soak in npm test reports them.
-	const grace = emu.control.settings().inFlightGraceMs;
+	const settings = emu.control.settings();
+	const grace = settings.inFlightGraceMs;
+	const minPoll = settings.minPollIntervalMs;
+	const ownLook = new Map(); // requestId -> { tooSoon, credit } of its process's looks of its key alone
+	const looksOf = new Map(); // `${process} ${keyId}` -> looks, in arrival order
+	for (const l of listLooks) {
+		if (l.process === 'unknown') continue;
+		const k = `${l.process} ${l.keyId}`;
+		if (!looksOf.has(k)) looksOf.set(k, []);
+		looksOf.get(k).push(l);
+	}
+	for (const looks of looksOf.values()) {
+		looks.sort((a, b) => a.at - b.at);
+		judgeListLooks(looks, minPoll).forEach((j, i) => ownLook.set(looks[i].requestId, j));
+	}
 	const collisionOf = (v) => {
 		if (v.kind === 'exhausted_window') return v.keyId === keys.a.keyId ? {} : undefined;
+		if (v.kind === 'list_poll_too_soon') {
+			const who = processOfRequest.get(v.requestId) ?? 'unknown';
+			const own = ownLook.get(v.requestId);
+			if (who === 'unknown' || !own || own.tooSoon) return undefined;
+			const refillMs = LIST_LOOK_BURST * minPoll;
+			const sharedWith = [
+				...new Set(
+					listLooks
+						.filter(
+							(l) =>
+								l.keyId === v.keyId &&
+								l.process !== who &&
+								l.process !== 'unknown' &&
+								l.at >= v.at - refillMs &&
+								l.at <= v.at,
+						)
+						.map((l) => l.process),
+				),
+			];
+			if (!sharedWith.length) return undefined;
+			// a process's first look is not judged: it had the whole burst
+			const ownCredit = Math.floor((own.credit ?? LIST_LOOK_BURST) * 10) / 10;
+			return { process: who, ownCredit, sharedWith };
+		}
 		if (v.kind !== 'retry_after_ip' && v.kind !== 'retry_after_key') return undefined;
 		const scope = v.kind === 'retry_after_ip' ? 'ip' : v.keyId;
 		const who = processOfRequest.get(v.requestId) ?? 'unknown';
@@ -930,7 +993,7 @@ export async function runSoak({
 	const violations = [];
 	for (const v of allViolations) {
 		const c = collisionOf(v);
-		if (c) collisions.push({ kind: v.kind, keyId: v.keyId, at: v.at, ...c });
+		if (c) collisions.push({ kind: v.kind, keyId: v.keyId, at: v.at, detail: c });
 		else violations.push(v);
 	}
 	const collisionKinds = {};
@@ -1000,9 +1063,11 @@ export async function runSoak({
 		deliveredTwice: twice.length,
 		violations: violations.length,
 		sharedKeyCollisions: collisionKinds,
-		// each collision: kind, key, process (the early one), toldProcess, afterMs (since the other was
-		// told), earlyMs (before its wait ended); empty for a used-up window
-		collisions: collisions.map(({ kind, keyId, process, toldProcess, afterMs, earlyMs }) => ({
+		// each collision: kind, key, then for an early arrival process (the early one), toldProcess, afterMs
+		// (since the other was told), earlyMs (before its wait ended); for a list look process, ownCredit (the
+		// first-page looks it had left by itself, judged alone) and sharedWith (the other processes that looked
+		// at that key's list while its budget refilled); nothing more for a used-up window
+		collisions: collisions.map(({ kind, keyId, detail }) => ({
 			kind,
 			key:
 				keyId === keys.a.keyId
@@ -1012,7 +1077,7 @@ export async function runSoak({
 						: keyId === keys.c.keyId
 							? 'C'
 							: keyId,
-			...(process && { process, toldProcess, afterMs, earlyMs }),
+			...detail,
 		})),
 		ipLimited: stats.ipLimited,
 		leftRunning: leftRunning.length,
@@ -1032,11 +1097,13 @@ export async function runSoak({
 export function describeCollisions(r) {
 	if (!r.collisions.length) return '';
 	const each = r.collisions.map((c) =>
-		c.process
-			? `${c.kind} key ${c.key ?? '-'}: ${c.process} ${(c.afterMs / 1000).toFixed(2)} s after ${c.toldProcess} was told to wait, ${(c.earlyMs / 1000).toFixed(2)} s before that wait ended`
-			: `${c.kind} key ${c.key}`,
+		c.kind === 'list_poll_too_soon' && c.process
+			? `${c.kind} key ${c.key ?? '-'}: ${c.process} had ${c.ownCredit} first-page look(s) left by itself; the key's budget was spent with ${c.sharedWith.join(', ')}`
+			: c.process
+				? `${c.kind} key ${c.key ?? '-'}: ${c.process} ${(c.afterMs / 1000).toFixed(2)} s after ${c.toldProcess} was told to wait, ${(c.earlyMs / 1000).toFixed(2)} s before that wait ended`
+				: `${c.kind} key ${c.key}`,
 	);
-	return `${r.collisions.length} collision(s) of processes sharing a limit (not told themselves): ${JSON.stringify(r.sharedKeyCollisions)}: ${each.join('; ')}`;
+	return `${r.collisions.length} collision(s) of processes sharing a limit (not told themselves; list looks within their own budget): ${JSON.stringify(r.sharedKeyCollisions)}: ${each.join('; ')}`;
 }
 
 /** Human summary of a report (also what docs/reliability.md quotes). */
@@ -1088,9 +1155,11 @@ the IP limit (the emulator's per-IP limiter on for one or two windows; every n8n
 A request sent before the end of a Retry-After (key or IP) that another process was told, or into key A's
 used-up window, is counted as a collision of processes sharing a limit, apart from the violations: the soak
 finds the process behind each such request (its TCP port, while it is answered) and counts as a violation
-any request of a process that was itself told to wait. \`npm test\` runs a short one on the queue-mode suite's
-stack (test/e2e/queue-mode.test.mjs, test e: 2 minutes of load, seed 20261125, every service fault kind, the
-two worker SIGKILLs; it fails on violations and reports collisions).
+any request of a process that was itself told to wait. Likewise a first page of key A's job list judged too
+soon (\`list_poll_too_soon\`, one budget of looks per key) is a collision only when its process's own looks,
+judged alone with the referee's rule, were within that budget. \`npm test\` runs a short one on the
+queue-mode suite's stack (test/e2e/queue-mode.test.mjs, test e: 2 minutes of load, seed 20261125, every
+service fault kind, the two worker SIGKILLs; it fails on violations and reports collisions).
 
 | Figure | Value |
 |---|---|
@@ -1104,7 +1173,7 @@ two worker SIGKILLs; it fails on violations and reports collisions).
 | Outputs delivered through the trigger path (sha256 checked) | ${r.delivered}; lost ${r.lost}, twice ${r.deliveredTwice} |
 | Ledger invariant | ${r.ledgerInvariant ? 'holds' : 'BROKEN'} |
 | 429 ip_rate_limited answers, per process | ${JSON.stringify(r.ipLimited ?? {})} |
-| Referee violations | ${r.violations}; collisions of processes sharing key A or the IP, each not told itself (documented limit, see Known limits): ${JSON.stringify(r.sharedKeyCollisions)} |
+| Referee violations | ${r.violations}; collisions of processes sharing key A or the IP, each not told itself or within its own list-look budget (documented limit, see Known limits): ${JSON.stringify(r.sharedKeyCollisions)} |
 | Executions left running | ${r.leftRunning} |
 
 Faults injected, by kind:

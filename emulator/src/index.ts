@@ -13,8 +13,8 @@ import { MODES } from './state';
 import type { EmulatorSnapshot, IpLimit, RuntimeSettings, World } from './state';
 
 export type { EmulatorControl, SettingsPatch } from './control';
-export type { Violation, ViolationKind } from './referee';
-export { LIST_LOOK_BURST, VIOLATION_KINDS } from './referee';
+export type { ListLook, ListLookBudget, Violation, ViolationKind } from './referee';
+export { judgeListLooks, LIST_LOOK_BURST, VIOLATION_KINDS } from './referee';
 export type { FaultAction, FaultSpec } from './faults';
 export type { JournalEntry, JournalWatcher } from './journal';
 export type { CreateKeyOptions } from './keys';

@@ -24,6 +24,13 @@ export interface JournalEntry {
 	 * address, e.g. through a watcher (`watchJournal`) that looks the socket up while it is open.
 	 */
 	remotePort: number | null;
+	/**
+	 * A first page of the job list (GET /v1/jobs without `cursor`), which the referee judges for
+	 * list_poll_too_soon; false for other requests.
+	 */
+	jobListLook: boolean;
+	/** A 2xx page of GET /v1/jobs: how many of its jobs were unfinished (queued or running); null otherwise. */
+	unfinishedListed: number | null;
 }
 
 /** Called with each journal entry as it is recorded, before the answer is sent (its socket still open). */

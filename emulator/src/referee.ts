@@ -46,6 +46,84 @@ export const LIST_LOOK_BURST = 6;
 /** How long an identical request after one of those answers counts as a blind repeat. */
 export const REPEAT_WINDOW_MS = 60_000;
 
+/**
+ * What first pages of the job list have left for the next ones (list_poll_too_soon): looks that may
+ * still be made at once (`credit`, one more earned per minPollIntervalMs up to LIST_LOOK_BURST), since
+ * when (`creditAt`), and how many unfinished jobs the last answered one showed. The referee keeps one per
+ * key; the soak (scripts/soak.mjs) judges each process alone with the same rule (judgeListLooks).
+ */
+export interface ListLookBudget {
+	credit: number;
+	creditAt: number;
+	unfinished: number;
+}
+
+/**
+ * A first page of the job list arriving at `at`: while the last answered look showed unfinished jobs,
+ * it costs one credit, earned back at one per `minPollIntervalMs` up to LIST_LOOK_BURST (all of them
+ * back once a look showed none). Updates `budget`; returns the credit the look found (before its own
+ * cost): below 1, it came too soon. null without a budget (no look answered yet): not judged.
+ */
+export function spendListLook(
+	budget: ListLookBudget | undefined,
+	at: number,
+	minPollIntervalMs: number,
+): number | null {
+	if (!budget) return null;
+	if (budget.unfinished === 0) {
+		budget.credit = LIST_LOOK_BURST;
+	} else {
+		const earned = minPollIntervalMs > 0 ? (at - budget.creditAt) / minPollIntervalMs : Infinity;
+		budget.credit = Math.min(LIST_LOOK_BURST, budget.credit + earned);
+	}
+	budget.creditAt = at;
+	const found = budget.credit;
+	budget.credit = Math.max(0, budget.credit - 1);
+	return found;
+}
+
+/**
+ * A first page of the job list answered (2xx, in full) at `at`, showing `unfinished` unfinished jobs:
+ * the budget after it (updated, or a new one when this was the first look: its own credit spent).
+ */
+export function answerListLook(
+	budget: ListLookBudget | undefined,
+	at: number,
+	unfinished: number,
+): ListLookBudget {
+	if (budget) {
+		budget.unfinished = unfinished;
+		return budget;
+	}
+	return { credit: LIST_LOOK_BURST - 1, creditAt: at, unfinished };
+}
+
+/** One first page of the job list a client read: when, and what its answer showed. */
+export interface ListLook {
+	/** Emulator clock, ms (the look is judged and its answer heard at this moment). */
+	at: number;
+	/** Unfinished jobs on a 2xx page delivered in full; null for any other answer (it still costs). */
+	unfinished: number | null;
+}
+
+/**
+ * Judges a sequence of first-page looks (in arrival order) alone, with the referee's rule
+ * (spendListLook, answerListLook): for each look, whether it came too soon and the credit it found
+ * (null: not judged). E.g. the looks of one process among several sharing a key: the referee judges the
+ * key's looks together, this judges what one of them did by itself.
+ */
+export function judgeListLooks(
+	looks: readonly ListLook[],
+	minPollIntervalMs: number,
+): Array<{ tooSoon: boolean; credit: number | null }> {
+	let budget: ListLookBudget | undefined;
+	return looks.map((look) => {
+		const credit = spendListLook(budget, look.at, minPollIntervalMs);
+		if (look.unfinished !== null) budget = answerListLook(budget, look.at, look.unfinished);
+		return { tooSoon: credit !== null && credit < 1, credit };
+	});
+}
+
 /** What the server knows of one /v1 request when it arrives. */
 export interface Arrival {
 	requestId: string;
@@ -134,7 +212,7 @@ export class Referee {
 	 * First pages of the job list of each key: looks it may still make at once (`credit`, one more
 	 * earned per minPollIntervalMs up to LIST_LOOK_BURST) and how many unfinished jobs the last one showed.
 	 */
-	private listLooks = new Map<string, { credit: number; creditAt: number; unfinished: number }>();
+	private listLooks = new Map<string, ListLookBudget>();
 	/** sha256 of credentials that were answered 401 invalid_api_key → when. */
 	private refused = new Map<string, number>();
 	/** Fingerprint of a request → when it was answered 400/402/403/413/415/422. */
@@ -291,44 +369,25 @@ export class Referee {
 		if (ok && r.jobId && r.jobFinished) this.reads.delete(r.jobId);
 		else if (ok && r.jobId) this.reads.set(r.jobId, { at: r.at, accountId: a.accountId });
 		if (ok && a.jobListLook && a.keyId) {
-			const look = this.listLooks.get(a.keyId);
-			if (look) look.unfinished = r.unfinishedListed ?? 0;
-			else {
-				const credit = LIST_LOOK_BURST - 1; // this look was the first of its burst
-				this.listLooks.set(a.keyId, {
-					credit,
-					creditAt: r.at,
-					unfinished: r.unfinishedListed ?? 0,
-				});
-			}
+			const budget = this.listLooks.get(a.keyId);
+			this.listLooks.set(a.keyId, answerListLook(budget, r.at, r.unfinishedListed ?? 0));
 		}
 		if (a.creation) this.rememberCreation(a, a.creation, r);
 	}
 
-	/**
-	 * A first page of the job list: while the key's last one showed unfinished jobs, looks cost one
-	 * credit each, earned back at one per minPollIntervalMs up to LIST_LOOK_BURST.
-	 */
+	/** A first page of the job list, judged on the key's budget (spendListLook). */
 	private judgeListLook(a: Arrival, keyId: string, kinds: ViolationKind[]): void {
 		const min = this.minPollIntervalMs();
-		const look = this.listLooks.get(keyId);
-		if (!look) return;
-		if (look.unfinished === 0) {
-			look.credit = LIST_LOOK_BURST;
-		} else {
-			const earned = min > 0 ? (a.at - look.creditAt) / min : Infinity;
-			look.credit = Math.min(LIST_LOOK_BURST, look.credit + earned);
-		}
-		look.creditAt = a.at;
-		if (look.credit < 1) {
+		const budget = this.listLooks.get(keyId);
+		const credit = spendListLook(budget, a.at, min);
+		if (budget && credit !== null && credit < 1) {
 			this.flag(
 				a,
 				'list_poll_too_soon',
-				`key ${keyId} read the first page of the job list more often than once per ${seconds(min)} (beyond ${LIST_LOOK_BURST} at once) while it showed ${look.unfinished} unfinished job(s): following jobs through the list polls each of them`,
+				`key ${keyId} read the first page of the job list more often than once per ${seconds(min)} (beyond ${LIST_LOOK_BURST} at once) while it showed ${budget.unfinished} unfinished job(s): following jobs through the list polls each of them`,
 				kinds,
 			);
 		}
-		look.credit = Math.max(0, look.credit - 1);
 	}
 
 	private judgeCreation(

@@ -412,6 +412,8 @@ async function dispatch(
 		violations: [...violations],
 		retryAfter: retryAfterOf(result),
 		remotePort: request.socket.remotePort ?? null,
+		jobListLook: arrival?.jobListLook ?? false,
+		unfinishedListed: unfinishedListed(route, result) ?? null,
 	};
 	deps.journal.push(entry);
 	for (const watch of deps.journalWatchers) {

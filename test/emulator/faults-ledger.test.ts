@@ -167,6 +167,19 @@ describe('emulator: faults', () => {
 		}
 	});
 
+	test('journal: first pages of the job list, with the unfinished jobs a 2xx page showed', async () => {
+		h.emu.control.scriptJobs([{ queuedMs: 600_000, runningMs: 600_000 }]); // stays unfinished
+		expect([200, 202]).toContain((await createJob(idem('journal-look'), 'journal look')).status);
+		const list = (query: string) =>
+			h.http.get(`/jobs${query}`, { headers: bearer(h.emu.keys.full) });
+		expect((await list('?limit=100')).status).toBe(200);
+		expect((await list('?limit=1&cursor=nope')).status).toBe(400);
+		const [look, next] = h.emu.control.journal().slice(-2);
+		expect(look).toMatchObject({ jobListLook: true, unfinishedListed: expect.any(Number) });
+		expect(look.unfinishedListed).toBeGreaterThanOrEqual(1);
+		expect(next).toMatchObject({ jobListLook: false, unfinishedListed: null });
+	});
+
 	test('clearFaults removes pending faults', async () => {
 		h.emu.control.injectFault({ path: '/v1/me', action: 'error_500_before_commit', times: 5 });
 		expect(h.emu.control.faults()).toHaveLength(1);
