@@ -602,6 +602,13 @@ export async function runSoak({
 		skipped: {},
 		ipLimited: {}, // process -> 429 ip_rate_limited answers it got
 	};
+	// Redis restarts (it keeps nothing, as a failover): an execution the main enqueued before one and no
+	// worker ever started was lost with the queue (n8n leaves it `new`); its caller calls again
+	const redisRestartedAt = [];
+	const lostWithQueue = (e, byWorker) =>
+		e.status === 'new' &&
+		!byWorker[e.id] &&
+		redisRestartedAt.some((at) => Date.parse(e.createdAt ?? e.startedAt ?? '') <= at);
 	const intents = new Map(); // intent (prompt, or a replacement's duration and ratio) -> { workflow, call }
 	let replaceCalls = 0;
 	const count = (map, key, n = 1) => (map[key] = (map[key] ?? 0) + n);
@@ -793,6 +800,7 @@ export async function runSoak({
 		},
 		'restart Redis': async () => {
 			const r = await stack.restartRedis();
+			redisRestartedAt.push(Date.now());
 			count(stats.processFaults, 'restart Redis');
 			log(`${stamp()}  restart Redis: back in ${secs(r.ms)}`);
 		},
@@ -870,8 +878,12 @@ export async function runSoak({
 			async () => {
 				const jobs = soakJobs();
 				if (jobs.some((j) => ['queued', 'running'].includes(j.state))) return false;
+				const byWorker = stack.executionsByWorker();
 				const running = (await allExecutions(stack)).filter(
-					(e) => !execsBefore.has(String(e.id)) && RUNNING.includes(e.status),
+					(e) =>
+						!execsBefore.has(String(e.id)) &&
+						RUNNING.includes(e.status) &&
+						!lostWithQueue(e, byWorker),
 				);
 				if (running.length) return false;
 				return jobs.filter((j) => j.state === 'succeeded').every((j) => sink.deliveries.has(j.id));
@@ -1007,10 +1019,13 @@ export async function runSoak({
 				: `${c.kind} (key ${c.keyId === keys.a.keyId ? 'A' : c.keyId})`,
 		);
 	const executions = (await allExecutions(stack)).filter((e) => !execsBefore.has(String(e.id)));
-	const leftRunning = executions.filter((e) => RUNNING.includes(e.status));
+	const byWorker = stack.executionsByWorker();
+	const lostInQueue = executions.filter((e) => lostWithQueue(e, byWorker));
+	const leftRunning = executions.filter(
+		(e) => RUNNING.includes(e.status) && !lostInQueue.includes(e),
+	);
 	const execStatus = {};
 	for (const e of executions) count(execStatus, `${e.workflowId}: ${e.status}`);
-	const byWorker = stack.executionsByWorker();
 	const perWorker = {};
 	for (const e of executions) count(perWorker, byWorker[e.id] ?? 'no worker logged');
 
@@ -1083,6 +1098,8 @@ export async function runSoak({
 		})),
 		ipLimited: stats.ipLimited,
 		leftRunning: leftRunning.length,
+		// executions the main enqueued before a Redis restart that no worker started (n8n leaves them `new`)
+		lostWithQueue: lostInQueue.map((e) => `${e.id} (${e.workflowId})`),
 		ledgerInvariant: ledger.invariantHolds,
 		rss: rss.map((r) => ({
 			at: Math.round(r.at / 1000),
@@ -1120,7 +1137,7 @@ export function formatReport(r) {
 		`process faults ${JSON.stringify(r.processFaults)}${Object.keys(r.skippedProcessFaults).length ? `, not done ${JSON.stringify(r.skippedProcessFaults)}` : ''}`,
 		`executions ${r.executions} ${JSON.stringify(r.executionStatus)}; per worker ${JSON.stringify(r.executionsPerWorker)}`,
 		`429 ip_rate_limited answers per process ${JSON.stringify(r.ipLimited)}`,
-		`duplicate jobs ${r.duplicates}, intents charged twice ${r.chargedTwice}, lost outputs ${r.lost}, delivered twice ${r.deliveredTwice}, referee violations ${r.violations} (+ collisions of processes sharing a limit ${JSON.stringify(r.sharedKeyCollisions)}), left running ${r.leftRunning}, ledger invariant ${r.ledgerInvariant}`,
+		`duplicate jobs ${r.duplicates}, intents charged twice ${r.chargedTwice}, lost outputs ${r.lost}, delivered twice ${r.deliveredTwice}, referee violations ${r.violations} (+ collisions of processes sharing a limit ${JSON.stringify(r.sharedKeyCollisions)}), left running ${r.leftRunning} (+ lost with Redis's queue, never started: ${r.lostWithQueue.length ? r.lostWithQueue.join(', ') : 'none'}), ledger invariant ${r.ledgerInvariant}`,
 		`RSS MiB after warm-up (${warm?.at} s): ${JSON.stringify(warm?.mib)}; at the end (${end?.at} s): ${JSON.stringify(end?.mib)}`,
 		`RSS MiB over time: ${r.rss.map((x) => `${x.at}s ${Object.values(x.mib).join('/')}`).join(', ')} (${Object.keys(end?.mib ?? {}).join('/')})`,
 		r.collisionNote
@@ -1177,7 +1194,7 @@ that shares nothing with the others cannot know what they were told, and learns 
 | Ledger invariant | ${r.ledgerInvariant ? 'holds' : 'BROKEN'} |
 | 429 ip_rate_limited answers, per process | ${JSON.stringify(r.ipLimited ?? {})} |
 | Referee violations | ${r.violations}; collisions of processes sharing key A or the IP, each not told itself or within its own list-look budget (documented limit, see Known limits): ${JSON.stringify(r.sharedKeyCollisions)} |
-| Executions left running | ${r.leftRunning} |
+| Executions left running | ${r.leftRunning} (and lost with Redis's queue — enqueued by the main before a Redis restart, never started by a worker, left \`new\` by n8n; their callers called again: ${r.lostWithQueue.length ? r.lostWithQueue.join(', ') : 'none'}) |
 
 Faults injected, by kind:
 
