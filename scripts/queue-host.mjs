@@ -467,8 +467,10 @@ async function startRedis({ redisServer, dir, logsDir, log, port: fixedPort }) {
 			'127.0.0.1',
 			'--dir',
 			redisDir,
+			// Redis's own default save points: a shutdown (SIGTERM) writes the data set and a start reads it
+			// back, as a Debian redis-server restarted by its service does, so n8n's queue survives a restart
 			'--save',
-			'',
+			'3600 1 300 100 60 10000',
 			'--appendonly',
 			'no',
 			'--daemonize',
@@ -797,8 +799,10 @@ export async function startQueueStack(options) {
 				return { ...r, ms: Date.now() - t };
 			},
 			/**
-			 * Stop Redis (SIGTERM; it keeps nothing: no save, no AOF) and start it again on the same port, as a
-			 * Redis restart or failover does: the queue's jobs and locks are gone. Returns { ms }.
+			 * Stop Redis (SIGTERM: it saves its data set, as with its default save points) and start it again on
+			 * the same port, as a service restart does: the queue's jobs come back. (A Redis that loses its data
+			 * loses the executions n8n had enqueued and no worker had started: n8n leaves them `new` forever,
+			 * whatever node they run — seen in the soak with a Redis that kept nothing.) Returns { ms }.
 			 */
 			async restartRedis() {
 				const t = Date.now();

@@ -602,8 +602,8 @@ export async function runSoak({
 		skipped: {},
 		ipLimited: {}, // process -> 429 ip_rate_limited answers it got
 	};
-	// Redis restarts (it keeps nothing, as a failover): an execution the main enqueued before one and no
-	// worker ever started was lost with the queue (n8n leaves it `new`); its caller calls again
+	// Redis restarts (it saves and reloads its data; one that kept nothing lost executions): an execution the
+	// main enqueued before one and no worker ever started was lost with the queue (n8n leaves it `new`)
 	const redisRestartedAt = [];
 	const lostWithQueue = (e, byWorker) =>
 		e.status === 'new' &&
