@@ -77,16 +77,6 @@ export function rootMode(ctx: IExecuteFunctions): string {
 	return typeof source === 'string' ? source : ctx.getMode();
 }
 
-/** Which run of the node this is in its execution (a loop runs it again); 0 where n8n does not say. */
-function runIndexOf(ctx: IExecuteFunctions): number {
-	try {
-		const index = ctx.getWorkflowDataProxy(0).$thisRunIndex;
-		return typeof index === 'number' ? index : 0;
-	} catch {
-		return 0;
-	}
-}
-
 /** What tells one intent from another when executions, not n8n's recoveries, may repeat it. */
 export interface IntentParts {
 	/** The look-back of "Reuse Identical Recent Job": the length of the key's time slot. */
@@ -95,7 +85,10 @@ export interface IntentParts {
 	occurrence: number;
 	/** Failed jobs of the same input the look-back saw: after a failure the same input is a new intent. */
 	failed: readonly string[];
-	/** Set when the key's job turned out to be one this run already holds: the next key to try. */
+	/**
+	 * Set when the key's job turned out to be one this run already holds, or one an earlier run of this
+	 * node in this execution used (a loop): the next key to try.
+	 */
 	attempt?: number;
 }
 
@@ -103,8 +96,8 @@ export interface IntentParts {
  * One key per intent across executions, for runs that treat a recent job of the same input as theirs
  * (a webhook called again while its first execution still runs, on another worker): both executions
  * derive the same key before either has created, so the service replays the second create instead of
- * charging twice. The key depends on the workflow, node, node run, input, its occurrence among the
- * run's items, the failed jobs of that input, and the time slot (one look-back long) of the run's root
+ * charging twice. The key depends on the workflow, node, input, its occurrence among the node run's
+ * items, the failed jobs of that input, and the time slot (one look-back long) of the run's root
  * start (n8n 2.x keeps it in every Retry; older n8n: the time of the create). Two starts in one slot are
  * less than a look-back apart, so the key never replays what the look-back would not pick up; two calls
  * on either side of a slot's end that both create before either sees the other's job still make two.
@@ -124,7 +117,6 @@ export function deriveIntentKey(
 		'intent',
 		String(Math.floor(at / Math.max(1, parts.lookBackMs))),
 		node.id ?? node.name,
-		String(runIndexOf(ctx)),
 		purpose,
 		canonicalJson(body),
 		String(parts.occurrence),

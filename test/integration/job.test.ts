@@ -502,7 +502,14 @@ describe('picking up a recent identical job instead of paying again', () => {
 			const lookBack = { reuseWithinMinutes: 1 };
 			const [[first]] = await create({ executionId: 'e1', runExecutionData: data }, lookBack);
 			await env.clock.clock.sleep(120_000); // the job is out of the 1-minute look-back
-			const retry = { executionId: 'e2', mode: 'retry' as const, runExecutionData: copyOf(data) };
+			// the Retry of a crashed execution may run the node as its second run (the crashed run's data
+			// came along): the key stays the root's
+			const retry = {
+				executionId: 'e2',
+				mode: 'retry' as const,
+				runExecutionData: copyOf(data),
+				runIndex: 1,
+			};
 			const [[retried]] = await create(retry, lookBack);
 			expect(retried.json).toMatchObject({ id: first.json.id, adopted: false, replayed: true });
 			expect(retried.json.idempotencyKey).toBe(first.json.idempotencyKey);

@@ -78,6 +78,8 @@ interface UsedJob {
 	id: string;
 	execution: string;
 	node: string;
+	/** The node's run in the execution (a loop runs it again); absent in records of older versions. */
+	run?: number;
 }
 
 const fallbackRecords = new Map<string, UsedJob[]>();
@@ -116,8 +118,36 @@ export function recordUsedJob(ctx: IExecuteFunctions, jobId: string): void {
 	const execution = ctx.getExecutionId() ?? '';
 	const node = nodeKey(ctx);
 	if (record.some((e) => e.id === jobId && e.execution === execution && e.node === node)) return;
-	record.push({ id: jobId, execution, node });
+	record.push({ id: jobId, execution, node, run: runIndexOf(ctx) });
 	if (record.length > MAX_RECORDED) record.splice(0, record.length - MAX_RECORDED);
+}
+
+/** Which run of the node this is in its execution (a loop runs it again); 0 where n8n does not say. */
+function runIndexOf(ctx: IExecuteFunctions): number {
+	try {
+		const index = ctx.getWorkflowDataProxy(0).$thisRunIndex;
+		return typeof index === 'number' ? index : 0;
+	} catch {
+		return 0;
+	}
+}
+
+/**
+ * Whether an earlier run of this node in this execution (a loop) used `jobId`. Not n8n's "Retry On Fail"
+ * (the same run again) nor n8n's Retry (another execution), which go on with the job they had.
+ */
+export function usedInEarlierRun(ctx: IExecuteFunctions, jobId: string): boolean {
+	const execution = ctx.getExecutionId() ?? '';
+	const node = nodeKey(ctx);
+	const run = runIndexOf(ctx);
+	return recordOf(ctx).some(
+		(e) =>
+			e.id === jobId &&
+			e.execution === execution &&
+			e.node === node &&
+			e.run !== undefined &&
+			e.run !== run,
+	);
 }
 
 /** The JobInput as the service stores it (defaults filled in), for comparing inputs. */

@@ -20,6 +20,7 @@ export {
 	intentKeyApplies,
 	recordUsedJob,
 	reuseApplies,
+	usedInEarlierRun,
 } from './adoption';
 export type { ReuseRecentJob } from './adoption';
 export { RunBudget } from './budget';

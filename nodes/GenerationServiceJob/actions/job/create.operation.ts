@@ -31,9 +31,13 @@ import {
 	recordUsedJob,
 	rememberJobs,
 	reuseApplies,
+	usedInEarlierRun,
 	waitForJob,
 } from '../../../shared/jobs';
 import { apiRequest, now } from '../../../shared/transport';
+
+/** Keys an item tries past the jobs its run holds, for the jobs earlier runs of the node used (loops). */
+const MAX_LOOP_ATTEMPTS = 100;
 
 /** Default look-back of "Reuse Identical Recent Job". */
 export const DEFAULT_REUSE_MINUTES = 60;
@@ -240,10 +244,12 @@ export async function execute(
 		const request = { input, idempotencyKey, quote, runBudget, i, maxWaitSeconds };
 		job = await createJob(this, state, request);
 		// An intent's key may name a job this run already holds (another execution's run had the same
-		// inputs in another order): then the intent's next key, as that execution would take. Each such
-		// answer is a distinct job this run holds, so this ends.
-		for (let attempt = 1; byIntent && state.claimed.has(job.id); attempt++) {
-			if (attempt > state.claimed.size) break;
+		// inputs in another order) or that an earlier run of this node in this execution used (a loop):
+		// then the intent's next key, as the other execution would take. Each such answer is a distinct
+		// job of those, so this ends.
+		const taken = (id: string) => state.claimed.has(id) || usedInEarlierRun(this, id);
+		for (let attempt = 1; byIntent && taken(job.id); attempt++) {
+			if (attempt > state.claimed.size + MAX_LOOP_ATTEMPTS) break;
 			idempotencyKey = keyOf(attempt);
 			job = await createJob(this, state, { ...request, idempotencyKey });
 		}
