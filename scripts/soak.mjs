@@ -35,7 +35,8 @@
 // own looks, judged alone with the referee's rule (judgeListLooks in emulator/src/referee.ts), were within
 // that budget and other processes looked at that key's list too (described: which process, the looks it had
 // left by itself, which others looked). The process behind each such request (and each first-page look) is
-// found while it is answered (the emulator's journal watcher gives the client's port; /proc gives its owner).
+// found as it arrives (the emulator's arrival watcher gives the client's port; /proc gives its owner), and
+// the process told to wait while its 429 is answered (the journal watcher).
 // Violations fail the soak (`npm run soak` and the short soak in npm test, test/e2e/queue-mode.test.mjs test
 // e); collisions are counted and described, not failed on: a process that shares nothing with the others
 // cannot know what they were told or how much of the window they used, and learns it from its own 429, as
@@ -550,13 +551,26 @@ export async function runSoak({
 	// the referee's list_poll_too_soon rule, to judge each process's own looks (tsx runs the soak)
 	const { judgeListLooks, LIST_LOOK_BURST } = await import('../emulator/src/referee.ts');
 	// who was told to wait (429 with Retry-After, by the IP limit or a key's), and who arrived before the end
-	// of such a wait: the process behind each of these requests, looked up while it is answered
+	// of such a wait: the process behind each of these requests, looked up while its socket is open (at
+	// arrival for an early one, while answered for a 429)
 	const holds = []; // { scope: 'ip' | keyId, at, end, process }
 	const processOfRequest = new Map(); // requestId -> process (or 'unknown')
 	// every first page of a job list (any key, any answer: the referee charges each look at its arrival), to
 	// judge each process's own looks apart: { requestId, at, keyId, process, unfinished (null unless 2xx) }
 	const listLooks = [];
+	// the process behind an early arrival or a first-page look, looked up as it arrives: a request the
+	// emulator answers after the client gave up (a slow answer beyond the timeout) has no socket any more when
+	// its journal entry is written
+	const ownerAtArrival = new Map(); // requestId -> process, until its journal entry
+	const unwatchArrivals = emu.control.watchArrivals((a) => {
+		const early = a.violations.some((k) => k === 'retry_after_ip' || k === 'retry_after_key');
+		if (!early && !(a.jobListLook && a.keyId !== null)) return;
+		const owner = a.remotePort && socketOwner(stack, emuPort, a.remotePort);
+		if (owner) ownerAtArrival.set(a.requestId, owner);
+	});
 	const unwatch = emu.control.watchJournal((e) => {
+		const atArrival = ownerAtArrival.get(e.requestId);
+		ownerAtArrival.delete(e.requestId);
 		const scope =
 			e.status === 429 && e.retryAfter !== null
 				? e.errorCode === 'ip_rate_limited'
@@ -568,7 +582,8 @@ export async function runSoak({
 		const early = e.violations.some((k) => k === 'retry_after_ip' || k === 'retry_after_key');
 		const look = e.jobListLook && e.keyId !== null;
 		if (!scope && !early && !look) return;
-		const owner = (e.remotePort && socketOwner(stack, emuPort, e.remotePort)) || 'unknown';
+		const owner =
+			atArrival || (e.remotePort && socketOwner(stack, emuPort, e.remotePort)) || 'unknown';
 		processOfRequest.set(e.requestId, owner);
 		if (scope) holds.push({ scope, at: e.at, end: e.at + e.retryAfter * 1000, process: owner });
 		if (look) {
@@ -933,13 +948,14 @@ export async function runSoak({
 		.map((j) => j.id);
 	const strangers = [...sink.deliveries.keys()].filter((id) => !succeeded.some((j) => j.id === id));
 	unwatch();
+	unwatchArrivals();
 	const allViolations = emu.control.violations();
 	// Processes sharing a limit (key A, used by every execution; the IP all of them send from) learn of each
 	// other only from the service's answers (a documented limit): a 429 and its Retry-After one process gets
 	// does not reach the others, which may then send into the used-up window or before that Retry-After ends.
 	// Such a collision is counted apart from the violations, to tell them from a process ignoring what it was
 	// itself told: an early arrival (retry_after_ip / _key) is a collision only when its process was not told
-	// itself (the process behind each request is looked up while it is answered); a request into key A's
+	// itself (the process behind each request is looked up while its socket is open); a request into key A's
 	// used-up window counts as one (which process used the window up is not recorded). List looks are judged
 	// per process too: the referee's list_poll_too_soon spends one budget of first-page looks per key, so
 	// processes each following their jobs at the advised pace drain it together; such a look is a collision

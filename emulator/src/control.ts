@@ -9,7 +9,7 @@ import { createKey, revokeKey } from './keys';
 import type { CreateKeyOptions } from './keys';
 import { advanceJobs, toJob } from './jobs';
 import type { Job } from './jobs';
-import type { JournalEntry, JournalWatcher } from './journal';
+import type { ArrivalWatcher, JournalEntry, JournalWatcher, Watchers } from './journal';
 import { balanceOf, entriesOf, grant, invariantHolds, toLedgerEntry } from './ledger';
 import type { Balance, LedgerEntry } from './ledger';
 import type { Referee, Violation, ViolationKind } from './referee';
@@ -91,6 +91,12 @@ export interface EmulatorControl {
 	 * socket, `remotePort`, still open); returns the function that stops watching.
 	 */
 	watchJournal(watcher: JournalWatcher): () => void;
+	/**
+	 * Calls `watcher` with each request as it arrives, once the referee judged its arrival and before any
+	 * fault delays it (the client's socket still open even if the client gives up waiting); returns the
+	 * function that stops watching.
+	 */
+	watchArrivals(watcher: ArrivalWatcher): () => void;
 	/** Every violation the referee recorded, oldest first. */
 	violations(): Violation[];
 	/** Forgets the recorded violations (the referee still remembers past answers). */
@@ -111,7 +117,7 @@ export function createControl(
 	journal: JournalEntry[],
 	referee: Referee,
 	ipLimiter: IpLimiter,
-	journalWatchers: Set<JournalWatcher>,
+	watchers: Watchers,
 ): EmulatorControl {
 	const changed = () => world.onChange();
 	const tick = () => {
@@ -185,11 +191,10 @@ export function createControl(
 			journal.length = 0;
 		},
 		watchJournal(watcher) {
-			const own = (entry: JournalEntry) => watcher(entry);
-			journalWatchers.add(own);
-			return () => {
-				journalWatchers.delete(own);
-			};
+			return watch(watchers.journal, watcher);
+		},
+		watchArrivals(watcher) {
+			return watch(watchers.arrivals, watcher);
 		},
 		violations() {
 			return referee.violations();
@@ -323,4 +328,13 @@ export function registerControlRoutes(app: FastifyInstance, control: EmulatorCon
 			},
 		});
 	}
+}
+
+/** Adds a watcher (its own entry, so one function may watch twice); returns the function that removes it. */
+function watch<T>(set: Set<(value: T) => void>, watcher: (value: T) => void): () => void {
+	const own = (value: T) => watcher(value);
+	set.add(own);
+	return () => {
+		set.delete(own);
+	};
 }

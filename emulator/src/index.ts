@@ -5,7 +5,7 @@ import { applySettings, createControl, registerControlRoutes } from './control';
 import type { EmulatorControl } from './control';
 import { FaultStore } from './faults';
 import { IpLimiter } from './iplimit';
-import type { JournalEntry, JournalWatcher } from './journal';
+import type { JournalEntry, Watchers } from './journal';
 import { SAMPLE_VIDEO } from './media';
 import { Referee } from './referee';
 import { buildServer } from './server';
@@ -16,7 +16,7 @@ export type { EmulatorControl, SettingsPatch } from './control';
 export type { ListLook, ListLookBudget, Violation, ViolationKind } from './referee';
 export { judgeListLooks, LIST_LOOK_BURST, VIOLATION_KINDS } from './referee';
 export type { FaultAction, FaultSpec } from './faults';
-export type { JournalEntry, JournalWatcher } from './journal';
+export type { ArrivalNotice, ArrivalWatcher, JournalEntry, JournalWatcher } from './journal';
 export type { CreateKeyOptions } from './keys';
 export type { Balance, LedgerEntry } from './ledger';
 export type { Asset, Quota } from './assets';
@@ -174,7 +174,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 	}
 	const faults = new FaultStore();
 	const journal: JournalEntry[] = [];
-	const journalWatchers = new Set<JournalWatcher>();
+	const watchers: Watchers = { arrivals: new Set(), journal: new Set() };
 	const referee = new Referee(
 		() => world.runtime.minPollIntervalMs,
 		() => world.runtime.inFlightGraceMs,
@@ -185,12 +185,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 		world,
 		faults,
 		journal,
-		journalWatchers,
+		watchers,
 		referee,
 		ipLimiter,
 		baseUrl: () => baseUrl,
 	});
-	control = createControl(world, faults, journal, referee, ipLimiter, journalWatchers);
+	control = createControl(world, faults, journal, referee, ipLimiter, watchers);
 	registerControlRoutes(app, control);
 	const host = options.host ?? '127.0.0.1';
 	await app.listen({ port: options.port ?? 4010, host });

@@ -35,3 +35,41 @@ export interface JournalEntry {
 
 /** Called with each journal entry as it is recorded, before the answer is sent (its socket still open). */
 export type JournalWatcher = (entry: JournalEntry) => void;
+
+/**
+ * What is known of a request when it arrives, after the referee's judgement of its arrival and before any
+ * fault delays its answer: its client socket is open for sure, even when the answer comes after the client
+ * gave up (a `delay` fault beyond the client's timeout).
+ */
+export interface ArrivalNotice {
+	at: number;
+	requestId: string;
+	method: string;
+	path: string;
+	keyId: string | null;
+	remotePort: number | null;
+	/** Kinds of the referee's violations found at arrival (e.g. retry_after_key); [] when none. */
+	violations: string[];
+	/** A first page of the job list (see JournalEntry.jobListLook). */
+	jobListLook: boolean;
+}
+
+/** Called with each request as it arrives (control.watchArrivals). */
+export type ArrivalWatcher = (arrival: ArrivalNotice) => void;
+
+/** Who is told of requests: at arrival and when the journal entry is recorded. */
+export interface Watchers {
+	arrivals: Set<ArrivalWatcher>;
+	journal: Set<JournalWatcher>;
+}
+
+/** Calls each watcher; a watcher's failure is its own (the request is answered all the same). */
+export function notify<T>(watchers: Set<(value: T) => void>, value: () => T): void {
+	for (const watch of watchers) {
+		try {
+			watch(value());
+		} catch {
+			// ignored: see above
+		}
+	}
+}

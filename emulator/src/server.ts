@@ -20,7 +20,8 @@ import { canonicalJson, JOB_ID, newId, sha256Hex } from './ids';
 import { normaliseIp } from './iplimit';
 import type { IpLimiter } from './iplimit';
 import { createJob, getJob, jobOutput, listJobs, quoteJob, advanceJobs } from './jobs';
-import type { JournalEntry, JournalWatcher } from './journal';
+import { notify } from './journal';
+import type { JournalEntry, Watchers } from './journal';
 import { authenticate, countRequest, keyIdOfHeader, requireScope } from './keys';
 import { getPersona, listPersonas } from './personas';
 import type { Arrival, Delivery, Referee, ViolationKind } from './referee';
@@ -30,8 +31,8 @@ export interface ServerDeps {
 	world: World;
 	faults: FaultStore;
 	journal: JournalEntry[];
-	/** Told of each journal entry as it is recorded (control.watchJournal). */
-	journalWatchers: Set<JournalWatcher>;
+	/** Told of each request as it arrives and of its journal entry (control.watchArrivals, watchJournal). */
+	watchers: Watchers;
 	referee: Referee;
 	ipLimiter: IpLimiter;
 	/** Public base URL (…/v1), filled in once listening. */
@@ -374,6 +375,16 @@ async function dispatch(
 		? describeArrival(deps, route, request, { requestId, path, query, at: arrivedAt, fault })
 		: null;
 	const violations: ViolationKind[] = arrival ? referee.arrive(arrival) : [];
+	notify(deps.watchers.arrivals, () => ({
+		at: arrivedAt,
+		requestId,
+		method: request.method,
+		path,
+		keyId: keyIdOfHeader(header(request, 'authorization')),
+		remotePort: request.socket.remotePort ?? null,
+		violations: [...violations],
+		jobListLook: arrival?.jobListLook ?? false,
+	}));
 	if (fault?.action === 'delay') await world.sleep(fault.delayMs ?? 1000);
 	advanceJobs(world);
 	let result: HandlerResult;
@@ -416,13 +427,7 @@ async function dispatch(
 		unfinishedListed: unfinishedListed(route, result) ?? null,
 	};
 	deps.journal.push(entry);
-	for (const watch of deps.journalWatchers) {
-		try {
-			watch({ ...entry, violations: [...entry.violations] });
-		} catch {
-			// a watcher's failure is its own: the request is answered all the same
-		}
-	}
+	notify(deps.watchers.journal, () => ({ ...entry, violations: [...entry.violations] }));
 	world.onChange();
 	if (fault?.action === 'delay_response') await world.sleep(fault.delayMs ?? 1000);
 	if (fault?.action === 'delay' || fault?.action === 'delay_response') fault = null;

@@ -167,6 +167,52 @@ describe('emulator: faults', () => {
 		}
 	});
 
+	test('watchArrivals: a request as it arrives, with its arrival violations, while an answer slower than the client is pending', async () => {
+		const slow = h.emu.control.createKey({ requestsPerMinute: 1 });
+		const me = (timeout = 0) => h.http.get('/me', { headers: bearer(slow.secret), timeout });
+		expect((await me()).status).toBe(200);
+		const limited = await me();
+		expect(limited.status).toBe(429);
+		const arrived: Array<{ port: number | null; violations: string[]; open: boolean }> = [];
+		const recorded: string[][] = [];
+		let clientPort: number | undefined;
+		h.emu.control.injectFault({ path: '/v1/me', action: 'delay', delayMs: 1500 });
+		h.clock.t += 2000; // past the grace of a request in flight, well before the end of Retry-After
+		let clientGaveUp = false;
+		const stopArrivals = h.emu.control.watchArrivals((a) => {
+			if (a.keyId === slow.keyId)
+				arrived.push({ port: a.remotePort, violations: a.violations, open: !clientGaveUp });
+		});
+		const stopJournal = h.emu.control.watchJournal((e) => {
+			if (e.keyId === slow.keyId) recorded.push(e.violations);
+		});
+		try {
+			// sent before the end of its Retry-After, answered after the client stopped waiting (300 ms)
+			const early = me(300).catch((error: { request?: { socket?: { localPort?: number } } }) => {
+				clientGaveUp = true;
+				clientPort = error.request?.socket?.localPort;
+				return undefined;
+			});
+			expect(await early).toBeUndefined();
+			expect(arrived).toEqual([
+				{
+					port: expect.any(Number),
+					violations: expect.arrayContaining(['retry_after_key']),
+					open: true,
+				},
+			]);
+			if (clientPort !== undefined) expect(arrived[0].port).toBe(clientPort);
+			expect(recorded).toEqual([]); // the journal entry is not written yet: the answer is still delayed
+			await new Promise((r) => setTimeout(r, 1600));
+			expect(arrived[0].violations).not.toContain('exhausted_window'); // found when answered
+			expect(recorded).toEqual([expect.arrayContaining(['retry_after_key', 'exhausted_window'])]);
+		} finally {
+			stopArrivals();
+			stopJournal();
+			h.emu.control.clearViolations();
+		}
+	});
+
 	test('journal: first pages of the job list, with the unfinished jobs a 2xx page showed', async () => {
 		h.emu.control.scriptJobs([{ queuedMs: 600_000, runningMs: 600_000 }]); // stays unfinished
 		expect([200, 202]).toContain((await createJob(idem('journal-look'), 'journal look')).status);
