@@ -183,8 +183,12 @@ describe('emulator: faults', () => {
 			if (a.keyId === slow.keyId)
 				arrived.push({ port: a.remotePort, violations: a.violations, open: !clientGaveUp });
 		});
+		let journalled: () => void = () => undefined;
+		const answered = new Promise<void>((resolve) => (journalled = resolve));
 		const stopJournal = h.emu.control.watchJournal((e) => {
-			if (e.keyId === slow.keyId) recorded.push(e.violations);
+			if (e.keyId !== slow.keyId) return;
+			recorded.push(e.violations);
+			journalled();
 		});
 		try {
 			// sent before the end of its Retry-After, answered after the client stopped waiting (300 ms)
@@ -203,7 +207,7 @@ describe('emulator: faults', () => {
 			]);
 			if (clientPort !== undefined) expect(arrived[0].port).toBe(clientPort);
 			expect(recorded).toEqual([]); // the journal entry is not written yet: the answer is still delayed
-			await new Promise((r) => setTimeout(r, 1600));
+			await answered; // 1.5 s after it arrived
 			expect(arrived[0].violations).not.toContain('exhausted_window'); // found when answered
 			expect(recorded).toEqual([expect.arrayContaining(['retry_after_key', 'exhausted_window'])]);
 		} finally {
