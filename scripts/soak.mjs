@@ -1189,7 +1189,7 @@ ${(r.drainMs / 1000).toFixed(0)} s to drain). How it works: \`scripts/soak.mjs\`
 the IP limit (the emulator's per-IP limiter on for one or two windows; every n8n process sends from 127.0.0.1).
 A request sent before the end of a Retry-After (key or IP) that another process was told, or into key A's
 used-up window, is counted as a collision of processes sharing a limit, apart from the violations: the soak
-finds the process behind each such request (its TCP port, while it is answered) and counts as a violation
+finds the process behind each such request (its TCP port, as it arrives) and counts as a violation
 any request of a process that was itself told to wait. Likewise a first page of key A's job list judged too
 soon (\`list_poll_too_soon\`, one budget of looks per key) is a collision only when its process's own looks,
 judged alone with the referee's rule, were within that budget. \`npm test\` runs a short one on the
