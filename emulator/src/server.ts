@@ -25,7 +25,7 @@ import type { JournalEntry, Watchers } from './journal';
 import { authenticate, countRequest, keyIdOfHeader, requireScope } from './keys';
 import { getPersona, listPersonas } from './personas';
 import type { Arrival, Delivery, Referee, ViolationKind } from './referee';
-import type { Scope, World } from './state';
+import type { ApiKeyRecord, Scope, World } from './state';
 
 export interface ServerDeps {
 	world: World;
@@ -138,21 +138,50 @@ function faultResult(fault: FaultSpec, requestId: string): HandlerResult {
 	}
 }
 
+/** What a request was let in with, at its arrival: its key and rate headers, or the answer refusing it. */
+interface Admission {
+	key: ApiKeyRecord | null;
+	rateHeaders: Record<string, string>;
+	/** The key's rate window was already used up (the counter's 429). */
+	windowExhausted: boolean;
+	refused: unknown;
+}
+
 /**
- * Runs auth (Origin, key, rate limit, scope) and the handler; never throws. `windowExhausted`:
- * the key's rate window was already used up (the counter's 429).
+ * Auth (Origin, key) and the key's rate limit, at arrival, as a service's edge does: a request counts in the
+ * window it arrived in, even when its answer comes windows later (a `delay` fault). Never throws.
  */
+function admit(deps: ServerDeps, route: Route, request: FastifyRequest): Admission {
+	const admission: Admission = { key: null, rateHeaders: {}, windowExhausted: false, refused: null };
+	if (route.access === 'public') return admission;
+	try {
+		if (header(request, 'origin') !== undefined) throw new ApiError('origin_forbidden');
+		const key = authenticate(deps.world, header(request, 'authorization'));
+		const rate = countRequest(deps.world, key);
+		Object.assign(admission.rateHeaders, rate.headers);
+		if (rate.limited) {
+			admission.windowExhausted = true;
+			throw new ApiError('rate_limited', undefined, { 'Retry-After': String(rate.retryAfter) });
+		}
+		admission.key = key;
+	} catch (error) {
+		admission.refused = error;
+	}
+	return admission;
+}
+
+/** The scope check and the handler of an admitted request (or the refusal); never throws. */
 function runRoute(
 	deps: ServerDeps,
 	route: Route,
 	request: FastifyRequest,
 	requestId: string,
-): { result: HandlerResult; windowExhausted: boolean } {
+	admission: Admission,
+): HandlerResult {
 	const { world } = deps;
-	const rateHeaders: Record<string, string> = {};
-	let windowExhausted = false;
 	let result: HandlerResult;
 	try {
+		if (admission.refused !== null) throw admission.refused;
 		if (route.access === 'public') {
 			result = route.handler({
 				world,
@@ -163,14 +192,7 @@ function runRoute(
 				body: undefined,
 			});
 		} else {
-			if (header(request, 'origin') !== undefined) throw new ApiError('origin_forbidden');
-			const key = authenticate(world, header(request, 'authorization'));
-			const rate = countRequest(world, key);
-			Object.assign(rateHeaders, rate.headers);
-			if (rate.limited) {
-				windowExhausted = true;
-				throw new ApiError('rate_limited', undefined, { 'Retry-After': String(rate.retryAfter) });
-			}
+			const key = admission.key as ApiKeyRecord;
 			requireScope(key, route.access.scope);
 			const headers: Record<string, string | undefined> = {};
 			for (const name of Object.keys(request.headers)) headers[name] = header(request, name);
@@ -186,8 +208,8 @@ function runRoute(
 	} catch (error) {
 		result = errorResult(error, requestId);
 	}
-	result.headers = { ...rateHeaders, ...result.headers };
-	return { result, windowExhausted };
+	result.headers = { ...admission.rateHeaders, ...result.headers };
+	return result;
 }
 
 /** The answer's Retry-After (s), null when none (or not a number). */
@@ -349,8 +371,8 @@ function unfinishedListed(route: Route, result: HandlerResult): number | undefin
 }
 
 /**
- * One request: per-IP limit and faults (at arrival), the referee's judgement, auth and handler,
- * journal, answer. `preset` answers instead of the route (errors of the HTTP layer).
+ * One request: per-IP limit, faults, the referee's judgement, auth and the key's rate limit (at arrival),
+ * handler, journal, answer. `preset` answers instead of the route (errors of the HTTP layer).
  */
 async function dispatch(
 	deps: ServerDeps,
@@ -375,6 +397,18 @@ async function dispatch(
 		? describeArrival(deps, route, request, { requestId, path, query, at: arrivedAt, fault })
 		: null;
 	const violations: ViolationKind[] = arrival ? referee.arrive(arrival) : [];
+	const admission =
+		ipRetryAfter === null && !preset && !(fault && BEFORE_HANDLER.includes(fault.action))
+			? admit(deps, route, request)
+			: null;
+	if (admission?.windowExhausted && arrival) {
+		referee.flag(
+			arrival,
+			'exhausted_window',
+			`key ${arrival.keyId} had no request left in its rate window (X-RateLimit-Remaining was 0)`,
+			violations,
+		);
+	}
 	notify(deps.watchers.arrivals, () => ({
 		at: arrivedAt,
 		requestId,
@@ -395,16 +429,7 @@ async function dispatch(
 	} else if (fault && BEFORE_HANDLER.includes(fault.action)) {
 		result = faultResult(fault, requestId);
 	} else {
-		const ran = runRoute(deps, route, request, requestId);
-		result = ran.result;
-		if (ran.windowExhausted && arrival) {
-			referee.flag(
-				arrival,
-				'exhausted_window',
-				`key ${arrival.keyId} had no request left in its rate window (X-RateLimit-Remaining was 0)`,
-				violations,
-			);
-		}
+		result = runRoute(deps, route, request, requestId, admission ?? admit(deps, route, request));
 	}
 	const proxied = fault?.action === 'html_body' || fault?.action === 'empty_body';
 	if (!proxied) result.headers['X-Request-Id'] = requestId;

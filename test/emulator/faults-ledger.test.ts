@@ -123,6 +123,31 @@ describe('emulator: faults', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(100);
 	});
 
+	test('delay: the request counts in the rate window it arrived in, not the one its late answer leaves in', async () => {
+		const key = h.emu.control.createKey({ requestsPerMinute: 2 });
+		const windowMs = h.emu.control.settings().rateWindowMs;
+		h.clock.t = Math.ceil(h.clock.t / windowMs) * windowMs + 1000; // early in a window
+		const arrivedWindowEnd = Math.ceil(h.clock.t / windowMs) * windowMs;
+		h.emu.control.injectFault({ path: '/v1/me', action: 'delay', delayMs: 300 });
+		let arrived: () => void = () => undefined;
+		const arrival = new Promise<void>((resolve) => (arrived = resolve));
+		const stop = h.emu.control.watchArrivals((a) => {
+			if (a.keyId === key.keyId) arrived();
+		});
+		try {
+			const late = h.http.get('/me', { headers: bearer(key.secret) });
+			await arrival;
+			h.clock.t += windowMs; // the answer leaves in the next window
+			const answer = await late;
+			expect(answer.status).toBe(200);
+			expect(answer.headers['x-ratelimit-reset']).toBe(String(arrivedWindowEnd / 1000));
+			const next = await h.http.get('/me', { headers: bearer(key.secret) });
+			expect(next.headers['x-ratelimit-remaining']).toBe('1'); // the late one did not count here
+		} finally {
+			stop();
+		}
+	});
+
 	test('html_body and empty_body: 502 like a proxy; times: 2', async () => {
 		h.emu.control.injectFault({ path: '/v1/capabilities', action: 'html_body', times: 2 });
 		for (let i = 0; i < 2; i++) {
@@ -208,7 +233,7 @@ describe('emulator: faults', () => {
 			if (clientPort !== undefined) expect(arrived[0].port).toBe(clientPort);
 			expect(recorded).toEqual([]); // the journal entry is not written yet: the answer is still delayed
 			await answered; // 1.5 s after it arrived
-			expect(arrived[0].violations).not.toContain('exhausted_window'); // found when answered
+			expect(arrived[0].violations).toContain('exhausted_window'); // counted at arrival too
 			expect(recorded).toEqual([expect.arrayContaining(['retry_after_key', 'exhausted_window'])]);
 		} finally {
 			stopArrivals();
