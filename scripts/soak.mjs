@@ -29,8 +29,9 @@
 // once, every succeeded job's MP4 delivered through the trigger path exactly once with the right sha256, the
 // ledger invariant, 0 referee violations, no execution left running, RSS per process over time. A request
 // sent before the end of a Retry-After (key or IP) that another process was told, or into key A's used-up
-// window, is a collision of processes sharing a limit (they share no memory), counted apart and described
-// (which process, how long after the other was told, how early). So is a first page of a key's job list
+// window when another process's requests counted in that window too, is a collision of processes sharing a
+// limit (they share no memory), counted apart and described (which process, how long after the other was
+// told, how early; which other process used the window). So is a first page of a key's job list
 // judged too soon (list_poll_too_soon: the referee keeps one budget of looks per key) when its process's
 // own looks, judged alone with the referee's rule (judgeListLooks in emulator/src/referee.ts), were within
 // that budget and other processes looked at that key's list too (described: which process, the looks it had
@@ -423,10 +424,11 @@ function faultOf(kind, rand, keys) {
 }
 
 /**
- * The stack's n8n process (its name) holding the client end of a loopback TCP connection to the emulator,
- * from /proc: the socket of `clientPort` → `emuPort` in /proc/net/tcp{,6}, then the process with that socket
- * among its file descriptors. Called while the request is being answered (control.watchJournal), so the
- * connection is still open. undefined when not found.
+ * The stack's n8n process holding the client end of a loopback TCP connection to the emulator, as its name
+ * and pid (`worker2 (pid 571)`: a restarted worker is another process, which remembers nothing of the one
+ * before), from /proc: the socket of `clientPort` → `emuPort` in /proc/net/tcp{,6}, then the process with
+ * that socket among its file descriptors. Called while the connection is open (the emulator's arrival and
+ * journal watchers). undefined when not found.
  */
 export function socketOwner(stack, emuPort, clientPort) {
 	const hex = (n) => `:${n.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -464,9 +466,10 @@ export function socketOwner(stack, emuPort, clientPort) {
 	};
 	const running = stack.processes().filter((p) => p.running && p.pid);
 	// the node's requests leave from n8n's own process; its task runner (same group) is looked at last
-	for (const p of running) if (holds(p.pid)) return p.name;
+	const name = (p) => `${p.name} (pid ${p.pid})`;
+	for (const p of running) if (holds(p.pid)) return name(p);
 	for (const p of running)
-		for (const pid of groupPids(p.pid)) if (pid !== p.pid && holds(pid)) return p.name;
+		for (const pid of groupPids(p.pid)) if (pid !== p.pid && holds(pid)) return name(p);
 	return undefined;
 }
 
@@ -558,15 +561,20 @@ export async function runSoak({
 	// every first page of a job list (any key, any answer: the referee charges each look at its arrival), to
 	// judge each process's own looks apart: { requestId, at, keyId, process, unfinished (null unless 2xx) }
 	const listLooks = [];
-	// the process behind an early arrival or a first-page look, looked up as it arrives: a request the
-	// emulator answers after the client gave up (a slow answer beyond the timeout) has no socket any more when
-	// its journal entry is written
+	// the process behind an early arrival, a request into a used-up window, a first-page look and every
+	// request of key A, looked up as it arrives: a request the emulator answers after the client gave up (a
+	// slow answer beyond the timeout) has no socket any more when its journal entry is written
 	const ownerAtArrival = new Map(); // requestId -> process, until its journal entry
+	const keyAArrivals = []; // { at, process } of every request of key A (the emulator counts it at arrival)
 	const unwatchArrivals = emu.control.watchArrivals((a) => {
-		const early = a.violations.some((k) => k === 'retry_after_ip' || k === 'retry_after_key');
-		if (!early && !(a.jobListLook && a.keyId !== null)) return;
+		const judged = a.violations.some(
+			(k) => k === 'retry_after_ip' || k === 'retry_after_key' || k === 'exhausted_window',
+		);
+		const keyA = a.keyId === keys.a.keyId;
+		if (!judged && !keyA && !(a.jobListLook && a.keyId !== null)) return;
 		const owner = a.remotePort && socketOwner(stack, emuPort, a.remotePort);
 		if (owner) ownerAtArrival.set(a.requestId, owner);
+		if (keyA) keyAArrivals.push({ at: a.at, process: owner || 'unknown' });
 	});
 	const unwatch = emu.control.watchJournal((e) => {
 		const atArrival = ownerAtArrival.get(e.requestId);
@@ -579,7 +587,9 @@ export async function runSoak({
 						? e.keyId
 						: undefined
 				: undefined;
-		const early = e.violations.some((k) => k === 'retry_after_ip' || k === 'retry_after_key');
+		const early = e.violations.some(
+			(k) => k === 'retry_after_ip' || k === 'retry_after_key' || k === 'exhausted_window',
+		);
 		const look = e.jobListLook && e.keyId !== null;
 		if (!scope && !early && !look) return;
 		const owner =
@@ -596,7 +606,8 @@ export async function runSoak({
 				unfinished,
 			});
 		}
-		if (e.errorCode === 'ip_rate_limited') count(stats.ipLimited, owner);
+		if (e.errorCode === 'ip_rate_limited')
+			count(stats.ipLimited, owner.replace(/ \(pid \d+\)$/, ''));
 	});
 	let ipLimitTimer;
 	const liftIpLimit = () => {
@@ -956,7 +967,8 @@ export async function runSoak({
 	// Such a collision is counted apart from the violations, to tell them from a process ignoring what it was
 	// itself told: an early arrival (retry_after_ip / _key) is a collision only when its process was not told
 	// itself (the process behind each request is looked up while its socket is open); a request into key A's
-	// used-up window counts as one (which process used the window up is not recorded). List looks are judged
+	// used-up window is one only when requests of another known process counted in that window (the emulator
+	// counts a request in the window it arrives in), else a violation. List looks are judged
 	// per process too: the referee's list_poll_too_soon spends one budget of first-page looks per key, so
 	// processes each following their jobs at the advised pace drain it together; such a look is a collision
 	// only when its process's own looks of that key, judged alone with the referee's rule (judgeListLooks),
@@ -979,7 +991,21 @@ export async function runSoak({
 		judgeListLooks(looks, minPoll).forEach((j, i) => ownLook.set(looks[i].requestId, j));
 	}
 	const collisionOf = (v) => {
-		if (v.kind === 'exhausted_window') return v.keyId === keys.a.keyId ? {} : undefined;
+		if (v.kind === 'exhausted_window') {
+			const who = processOfRequest.get(v.requestId) ?? 'unknown';
+			if (v.keyId !== keys.a.keyId || who === 'unknown') return undefined;
+			const start = Math.floor(v.at / RATE_WINDOW_MS) * RATE_WINDOW_MS;
+			const sharedWith = [
+				...new Set(
+					keyAArrivals
+						.filter(
+							(r) => r.at >= start && r.at <= v.at && r.process !== who && r.process !== 'unknown',
+						)
+						.map((r) => r.process),
+				),
+			];
+			return sharedWith.length ? { process: who, sharedWith } : undefined;
+		}
 		if (v.kind === 'list_poll_too_soon') {
 			const who = processOfRequest.get(v.requestId) ?? 'unknown';
 			const own = ownLook.get(v.requestId);
@@ -1058,7 +1084,14 @@ export async function runSoak({
 		problems.push(
 			`${violations.length} referee violation(s): ${violations
 				.slice(0, 10)
-				.map((v) => `${v.kind} ${v.method} ${v.path} ${v.detail ?? ''}`)
+				.map((v) => {
+					const own = ownLook.get(v.requestId);
+					const by = `by ${processOfRequest.get(v.requestId) ?? 'unknown'} at ${secs(v.at - t0)}`;
+					const judged = own
+						? `, its own looks judged alone: ${own.tooSoon ? 'too soon' : 'within'}`
+						: '';
+					return `${v.kind} ${v.method} ${v.path} (${by}${judged}) ${v.detail ?? ''}`;
+				})
 				.join('; ')}`,
 		);
 	if (leftRunning.length)
@@ -1099,7 +1132,8 @@ export async function runSoak({
 		// each collision: kind, key, then for an early arrival process (the early one), toldProcess, afterMs
 		// (since the other was told), earlyMs (before its wait ended); for a list look process, ownCredit (the
 		// first-page looks it had left by itself, judged alone) and sharedWith (the other processes that looked
-		// at that key's list while its budget refilled); nothing more for a used-up window
+		// at that key's list while its budget refilled); for a used-up window process and sharedWith (the other
+		// processes whose requests counted in that window)
 		collisions: collisions.map(({ kind, keyId, detail }) => ({
 			kind,
 			key:
@@ -1134,9 +1168,11 @@ export function describeCollisions(r) {
 	const each = r.collisions.map((c) =>
 		c.kind === 'list_poll_too_soon' && c.process
 			? `${c.kind} key ${c.key ?? '-'}: ${c.process} had ${c.ownCredit} first-page look(s) left by itself; the key's budget was spent with ${c.sharedWith.join(', ')}`
-			: c.process
-				? `${c.kind} key ${c.key ?? '-'}: ${c.process} ${(c.afterMs / 1000).toFixed(2)} s after ${c.toldProcess} was told to wait, ${(c.earlyMs / 1000).toFixed(2)} s before that wait ended`
-				: `${c.kind} key ${c.key}`,
+			: c.kind === 'exhausted_window' && c.process
+				? `${c.kind} key ${c.key ?? '-'}: ${c.process} into a window ${c.sharedWith.join(', ')} used too`
+				: c.process
+					? `${c.kind} key ${c.key ?? '-'}: ${c.process} ${(c.afterMs / 1000).toFixed(2)} s after ${c.toldProcess} was told to wait, ${(c.earlyMs / 1000).toFixed(2)} s before that wait ended`
+					: `${c.kind} key ${c.key}`,
 	);
 	return `${r.collisions.length} collision(s) of processes sharing a limit (not told themselves; list looks within their own budget): ${JSON.stringify(r.sharedKeyCollisions)}: ${each.join('; ')}`;
 }
@@ -1188,9 +1224,10 @@ used by every execution) and 4.5–20 s jobs. ${(r.wallMs / 60_000).toFixed(1)} 
 ${(r.drainMs / 1000).toFixed(0)} s to drain). How it works: \`scripts/soak.mjs\`. The service faults include
 the IP limit (the emulator's per-IP limiter on for one or two windows; every n8n process sends from 127.0.0.1).
 A request sent before the end of a Retry-After (key or IP) that another process was told, or into key A's
-used-up window, is counted as a collision of processes sharing a limit, apart from the violations: the soak
-finds the process behind each such request (its TCP port, as it arrives) and counts as a violation
-any request of a process that was itself told to wait. Likewise a first page of key A's job list judged too
+used-up window that another process used too, is counted as a collision of processes sharing a limit, apart
+from the violations: the soak finds the process behind each request of key A and each early one (its TCP port,
+as it arrives) and counts as a violation any request of a process that was itself told to wait, or that used
+up a window alone. Likewise a first page of key A's job list judged too
 soon (\`list_poll_too_soon\`, one budget of looks per key) is a collision only when its process's own looks,
 judged alone with the referee's rule, were within that budget. \`npm test\` runs a short one on the
 queue-mode suite's stack (test/e2e/queue-mode.test.mjs, test e: 2 minutes of load, seed 20261125, every
