@@ -564,12 +564,13 @@ export async function runSoak({
 	// the process behind an early arrival, a request into a used-up window, a first-page look and every
 	// request of key A, looked up as it arrives: a request the emulator answers after the client gave up (a
 	// slow answer beyond the timeout) has no socket any more when its journal entry is written
+	// violations judged by the process behind them (a collision when another process caused the limit)
+	const judgedByProcess = (violations) =>
+		violations.some((k) => ['retry_after_ip', 'retry_after_key', 'exhausted_window'].includes(k));
 	const ownerAtArrival = new Map(); // requestId -> process, until its journal entry
 	const keyAArrivals = []; // { at, process } of every request of key A (the emulator counts it at arrival)
 	const unwatchArrivals = emu.control.watchArrivals((a) => {
-		const judged = a.violations.some(
-			(k) => k === 'retry_after_ip' || k === 'retry_after_key' || k === 'exhausted_window',
-		);
+		const judged = judgedByProcess(a.violations);
 		const keyA = a.keyId === keys.a.keyId;
 		if (!judged && !keyA && !(a.jobListLook && a.keyId !== null)) return;
 		const owner = a.remotePort && socketOwner(stack, emuPort, a.remotePort);
@@ -587,9 +588,7 @@ export async function runSoak({
 						? e.keyId
 						: undefined
 				: undefined;
-		const early = e.violations.some(
-			(k) => k === 'retry_after_ip' || k === 'retry_after_key' || k === 'exhausted_window',
-		);
+		const early = judgedByProcess(e.violations);
 		const look = e.jobListLook && e.keyId !== null;
 		if (!scope && !early && !look) return;
 		const owner =
