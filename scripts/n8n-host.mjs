@@ -222,14 +222,35 @@ function installCleanup() {
 /** Record a child process group in the locks this process holds, so a successor can stop it if we die. */
 export function noteChild(pid) {
 	for (const lockPath of heldLocks) {
-		const f = path.join(lockPath, 'owner.json');
-		try {
-			const owner = JSON.parse(fs.readFileSync(f, 'utf8'));
-			owner.children = [...(owner.children ?? []), pid];
-			fs.writeFileSync(f, JSON.stringify(owner));
-		} catch {
-			/* lock released meanwhile */
-		}
+		const owner = readOwner(lockPath);
+		if (!owner) continue; // lock released meanwhile
+		owner.children = [...(owner.children ?? []), pid];
+		writeOwner(lockPath, owner);
+	}
+}
+
+/** A lock's owner.json, or undefined (none yet, or released). */
+function readOwner(lockPath) {
+	try {
+		return JSON.parse(fs.readFileSync(path.join(lockPath, 'owner.json'), 'utf8'));
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Writes owner.json whole or not at all (a temp file renamed over it): a waiter reading it while the owner
+ * adds a child must never see it empty and take a live install for a dead one (seen in a cold CI run: the
+ * waiter removed the lock of the background install and installed n8n a second time beside it).
+ */
+function writeOwner(lockPath, owner) {
+	const file = path.join(lockPath, 'owner.json');
+	const tmp = `${file}.${process.pid}.tmp`;
+	try {
+		fs.writeFileSync(tmp, JSON.stringify(owner));
+		fs.renameSync(tmp, file);
+	} catch {
+		fs.rmSync(tmp, { force: true }); // the lock was released meanwhile
 	}
 }
 
@@ -247,23 +268,23 @@ export async function withLock(lockPath, log, fn) {
 	for (;;) {
 		try {
 			fs.mkdirSync(lockPath);
-			fs.writeFileSync(
-				path.join(lockPath, 'owner.json'),
-				JSON.stringify({ pid: process.pid, host: os.hostname(), since: new Date().toISOString() }),
-			);
+			writeOwner(lockPath, {
+				pid: process.pid,
+				host: os.hostname(),
+				since: new Date().toISOString(),
+			});
 			heldLocks.add(lockPath);
 			break;
 		} catch (e) {
 			if (e.code !== 'EEXIST') throw e;
-			let owner;
-			try {
-				owner = JSON.parse(fs.readFileSync(path.join(lockPath, 'owner.json'), 'utf8'));
-			} catch {
-				owner = undefined;
-			}
+			const owner = readOwner(lockPath);
 			const stat = fs.statSync(lockPath, { throwIfNoEntry: false });
 			const age = stat ? Date.now() - stat.mtimeMs : 0;
-			const stale = owner ? owner.host === os.hostname() && !pidAlive(owner.pid) : age > 60_000; // created but owner.json never written: a crash between the two calls
+			// No owner.json in an old lock: a crash between mkdir and its write — or the owner releasing it right
+			// now (owner.json goes first); only a second look a moment later tells the two apart.
+			const ownerless = !owner && age > 60_000 && (await sleep(2000), !readOwner(lockPath));
+			const stale = owner ? owner.host === os.hostname() && !pidAlive(owner.pid) : ownerless;
+			if (!stale && !owner && !fs.existsSync(lockPath)) continue; // released meanwhile
 			if (stale) {
 				log(
 					`removing stale lock ${lockPath} (owner ${owner ? `pid ${owner.pid}` : 'unknown'} is gone)`,
