@@ -1,12 +1,14 @@
-// The n8n editor in a real browser: Debian's Chromium driven by playwright-core (a devDependency; never a
-// browser download). Shared by the browser suites (editor.test.mjs writes the README screenshots).
+// The n8n editor in a real browser: Debian's Chromium (or another Chromium-family browser, found by
+// tools/lib/browser-path.mjs) driven by playwright-core (a devDependency; never a browser download). Shared by
+// the browser suites (editor.test.mjs writes the README screenshots).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { chromium } from 'playwright-core';
 
-export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+import { browserAdvice, findBrowser } from '../../tools/lib/browser-path.mjs';
+
 export const VIEWPORT = { width: 1400, height: 900 };
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -15,15 +17,12 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * install line when Debian's chromium is missing.
  */
 export async function launchBrowser({ viewport = VIEWPORT } = {}) {
-	if (!fs.existsSync(CHROMIUM)) {
-		throw new Error(
-			`${CHROMIUM} not found: install Debian's Chromium (apt-get update && apt-get install -y chromium) or set CHROMIUM`,
-		);
-	}
+	const browser = findBrowser();
+	if (!browser) throw new Error(browserAdvice());
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-chromium-'));
 	// launchPersistentContext is Playwright's way to pass --user-data-dir
 	const context = await chromium.launchPersistentContext(userDataDir, {
-		executablePath: CHROMIUM,
+		executablePath: browser.path,
 		headless: true,
 		viewport,
 		deviceScaleFactor: 1,
