@@ -1,7 +1,7 @@
-// The package as users get it: `npm pack` contents, and the polling trigger run through a manual execution
-// in real n8n. (The AI-agent example runs end to end in agent.test.mjs.)
+// The package as users get it: `npm pack` contents against an allow-list, n8n's own scanner over the source and
+// the tarball, and the polling trigger run through a manual execution in real n8n. (The AI-agent example runs
+// end to end in agent.test.mjs.)
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,8 +9,15 @@ import { after, afterEach, before, describe, it } from 'node:test';
 
 import { ownerSession, runManuallyFromTrigger, startServer } from '../../scripts/n8n-host.mjs';
 import {
+	outsideAllowList,
+	tarballFiles,
+	unpackTarball,
+} from '../../tools/lib/package-contents.mjs';
+import { SCANNER_PACKAGE, scanLeg, scannerVersion } from '../../tools/lib/scanner.mjs';
+import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,
+	REPO,
 	e2eHosts,
 	ensureHost,
 	openInstance,
@@ -18,43 +25,83 @@ import {
 	startEmulator,
 } from './harness.mjs';
 
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-package-'));
+after(() => fs.rmSync(work, { recursive: true, force: true }));
+
 describe('npm pack contents', () => {
-	it('ships only dist, README, LICENSE and package.json: no tests, emulator, examples, maps or keys', async () => {
+	it('ships only what n8n loads, README, LICENSE and package.json: an allow-list, and no key', async (t) => {
 		const tarball = await packOnce();
-		const list = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
-			.trim()
-			.split('\n')
-			.map((f) => f.replace(/^package\//, ''));
-		for (const file of list) {
-			assert.ok(
-				/^(dist\/|README\.md$|LICENSE\.md$|package\.json$)/.test(file),
-				`unexpected file in the package: ${file}`,
-			);
-			assert.doesNotMatch(file, /\.map$|\.tsbuildinfo$|test|emulator|examples|fixtures/);
-		}
+		const list = tarballFiles(tarball);
+		assert.deepEqual(outsideAllowList(list), [], 'files outside the allow-list');
 		for (const needed of [
-			'dist/credentials/GenerationServiceApi.credentials.js',
+			'package.json',
+			'README.md',
+			'LICENSE.md',
 			'dist/icons/generationService.svg',
 			'dist/icons/generationService.dark.svg',
+			...PACKAGE.n8n.credentials,
 			...PACKAGE.n8n.nodes,
+			...PACKAGE.n8n.nodes.map((f) => f.replace(/\.js$/, '.json')),
 		]) {
 			assert.ok(list.includes(needed), `missing ${needed}`);
 		}
-		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-pack-'));
-		execFileSync('tar', ['-xzf', tarball, '-C', dir]);
-		const walk = (d) =>
-			fs
-				.readdirSync(d, { withFileTypes: true })
-				.flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
-		for (const file of walk(dir)) {
+		const dir = unpackTarball(tarball, work);
+		for (const file of list) {
 			assert.doesNotMatch(
-				fs.readFileSync(file, 'utf8'),
+				fs.readFileSync(path.join(dir, file), 'utf8'),
 				/svc_sk_key_[0-9a-f]{32}\.[0-9a-f]{64}/,
 				file,
 			);
 		}
-		fs.rmSync(dir, { recursive: true, force: true });
 		assert.deepEqual(PACKAGE.dependencies ?? {}, {});
+		const kB = (fs.statSync(tarball).size / 1000).toFixed(1);
+		t.diagnostic(`${path.basename(tarball)}: ${list.length} files, ${kB} kB packed`);
+		t.diagnostic(list.join(' '));
+	});
+});
+
+describe(`n8n's scanner (${SCANNER_PACKAGE} ${scannerVersion()}), offline legs`, () => {
+	// What the scanner's CLI does after its provenance and download steps (tools/lib/scanner.mjs): lint the
+	// attested source and the published tarball with n8n's community rules. Provenance itself needs GitHub's
+	// OIDC and the public registry: checked only when publish.yml runs.
+	let tarballDir;
+	before(async () => {
+		tarballDir = unpackTarball(await packOnce(), work);
+	});
+
+	it('the source passes (its package.json, nodes/ and credentials/)', async (t) => {
+		const result = await scanLeg(REPO, 'source');
+		assert.equal(result.passed, true, `${result.message}\n${result.details}`);
+		t.diagnostic(`source leg ${JSON.stringify(result.patterns)}: passed`);
+	});
+
+	it('the packed tarball passes', async (t) => {
+		const result = await scanLeg(tarballDir, 'tarball');
+		assert.equal(result.passed, true, `${result.message}\n${result.details}`);
+		t.diagnostic(`tarball leg ${JSON.stringify(result.patterns)}: passed`);
+	});
+
+	it('fails a copy with a forbidden import planted, in either leg', async () => {
+		const source = fs.mkdtempSync(path.join(work, 'planted-source-'));
+		for (const entry of ['package.json', 'nodes', 'credentials', 'icons'])
+			fs.cpSync(path.join(REPO, entry), path.join(source, entry), { recursive: true });
+		fs.appendFileSync(
+			path.join(source, 'nodes', 'shared', 'constants.ts'),
+			"\nimport { readFileSync } from 'fs';\nexport const planted = readFileSync;\n",
+		);
+		const bad = await scanLeg(source, 'source');
+		assert.equal(bad.passed, false, 'the source leg passed a planted fs import');
+		assert.match(bad.details, /constants\.ts[\s\S]*Import of 'fs' is not allowed/);
+
+		const tarball = fs.mkdtempSync(path.join(work, 'planted-tarball-'));
+		fs.cpSync(tarballDir, tarball, { recursive: true });
+		fs.appendFileSync(
+			path.join(tarball, 'dist', 'nodes', 'shared', 'constants.js'),
+			"\nconst planted = require('child_process');\nexports.planted = planted;\n",
+		);
+		const badTarball = await scanLeg(tarball, 'tarball');
+		assert.equal(badTarball.passed, false, 'the tarball leg passed a planted child_process');
+		assert.match(badTarball.details, /constants\.js[\s\S]*child_process/);
 	});
 });
 
