@@ -25,4 +25,5 @@ export {
 export type { ReuseRecentJob } from './adoption';
 export { RunBudget } from './budget';
 export type { BudgetHold } from './budget';
-export { RunState } from './run';
+export { DOWNLOAD_CONCURRENCY, JobRun, openJobRun } from './run';
+export type { JobFollower } from './run';

@@ -19,7 +19,7 @@ import {
 	deriveIdempotencyKey,
 	deriveIntentKey,
 } from '../../../shared/idempotency';
-import type { Job, ReuseRecentJob, RunState } from '../../../shared/jobs';
+import type { Job, JobRun, ReuseRecentJob } from '../../../shared/jobs';
 import {
 	ensureGenerationAvailable,
 	DEFAULT_REUSE,
@@ -162,13 +162,13 @@ interface CreateRequest {
 /** One POST /jobs, with the run budget held while it is on its way. */
 async function createJob(
 	ctx: IExecuteFunctions,
-	state: RunState,
+	run: JobRun,
 	{ input, idempotencyKey, quote, runBudget, i, maxWaitSeconds }: CreateRequest,
 ): Promise<Job> {
 	// taken before the create is sent (creates may run side by side), given back if nothing was created
 	const hold =
 		quote && runBudget !== undefined
-			? state.budget.take(ctx, { limit: runBudget, quote, idempotencyKey, itemIndex: i })
+			? run.budget.take(ctx, { limit: runBudget, quote, idempotencyKey, itemIndex: i })
 			: undefined;
 	const sent = await apiRequest<Job>(ctx, {
 		method: 'POST',
@@ -188,12 +188,12 @@ async function createJob(
 		(error: unknown) => ({ created: undefined, error }),
 	);
 	if (!sent.created) {
-		if (hold) state.budget.failed(hold, sent.error);
+		if (hold) run.budget.failed(hold, sent.error);
 		throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
 			? sent.error
 			: new NodeOperationError(ctx.getNode(), sent.error as Error, { itemIndex: i });
 	}
-	if (hold) state.budget.settle(hold, sent.created);
+	if (hold) run.budget.settle(hold, sent.created);
 	await rememberJobs(ctx, [sent.created]);
 	return sent.created;
 }
@@ -207,54 +207,54 @@ async function createJob(
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
-	state: RunState,
+	run: JobRun,
 ): Promise<INodeExecutionData[]> {
 	const { input, options } = readGeneration<CreateOptions>(this, i);
 	const maxWaitSeconds = maxWaitOf(options);
 	const customKey = options.idempotencyKey?.trim();
 	if (customKey) checkIdempotencyKey(this, customKey, i);
 	const waitOpts = options.waitForCompletion ? readWaitOptions(this, i, options) : undefined;
-	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
+	const capabilities = await ensureGenerationAvailable(this, input.mode, run, i);
 	const reuse = options.reuseRecentJob ?? DEFAULT_REUSE;
 	const reuseMinutes = Number(options.reuseWithinMinutes ?? DEFAULT_REUSE_MINUTES);
 	const byIntent = !customKey && intentKeyApplies(this, reuse);
-	const occurrence = state.occurrence(canonicalJson(input));
+	const occurrence = run.occurrence(canonicalJson(input));
 
 	let job: Job | undefined;
 	let adopted = false;
 	if (!customKey && reuseApplies(this, reuse)) {
-		job = await findAdoptable(this, state, input, reuseMinutes, i, maxWaitSeconds);
+		job = await findAdoptable(this, run, input, reuseMinutes, i, maxWaitSeconds);
 		adopted = job !== undefined;
 	}
 	const keyOf = (attempt: number): string => {
 		if (customKey) return customKey;
 		if (!byIntent) return deriveIdempotencyKey(this, i, 'job', input);
-		const failed = failedOfInput(state, input, reuseMinutes);
+		const failed = failedOfInput(run, input, reuseMinutes);
 		const parts = { lookBackMs: reuseMinutes * 60_000, occurrence, failed, attempt };
 		return deriveIntentKey(this, 'job', input, parts, now());
 	};
 	let idempotencyKey = keyOf(0);
 	const runBudget = options.maxCreditsPerRun;
-	if (job && runBudget !== undefined) state.budget.count(job);
+	if (job && runBudget !== undefined) run.budget.count(job);
 	let quote: IDataObject | undefined;
 	if (!job && (options.maxCredits !== undefined || runBudget !== undefined)) {
 		quote = await guardCost(this, input, options.maxCredits, capabilities, i, maxWaitSeconds);
 	}
 	if (!job) {
 		const request = { input, idempotencyKey, quote, runBudget, i, maxWaitSeconds };
-		job = await createJob(this, state, request);
+		job = await createJob(this, run, request);
 		// An intent's key may name a job this run already holds (another execution's run had the same
 		// inputs in another order) or that an earlier run of this node in this execution used (a loop):
 		// then the intent's next key, as the other execution would take. Each such answer is a distinct
 		// job of those, so this ends.
-		const taken = (id: string) => state.claimed.has(id) || usedInEarlierRun(this, id);
+		const taken = (id: string) => run.claimed.has(id) || usedInEarlierRun(this, id);
 		for (let attempt = 1; byIntent && taken(job.id); attempt++) {
-			if (attempt > state.claimed.size + MAX_LOOP_ATTEMPTS) break;
+			if (attempt > run.claimed.size + MAX_LOOP_ATTEMPTS) break;
 			idempotencyKey = keyOf(attempt);
-			job = await createJob(this, state, { ...request, idempotencyKey });
+			job = await createJob(this, run, { ...request, idempotencyKey });
 		}
 	}
-	state.claimed.add(job.id);
+	run.claimed.add(job.id);
 	recordUsedJob(this, job.id);
 	this.logger.info(
 		adopted
@@ -265,8 +265,8 @@ export async function execute(
 	const extra = { replayed: job.replayed ?? false, adopted, idempotencyKey };
 	if (!waitOpts) return [{ json: { ...job, ...extra }, pairedItem: { item: i } }];
 	const created = job;
-	state.continueLater(i, async () => {
-		const item = await waitForJob(this, state, created.id, i, waitOpts, created);
+	run.continueLater(i, async () => {
+		const item = await waitForJob(this, run, created.id, i, waitOpts, created);
 		item.json = { ...item.json, ...extra };
 		return [item];
 	});
