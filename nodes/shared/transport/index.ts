@@ -1,7 +1,15 @@
-// The only way the nodes talk to the service; each module below has one job.
+// The only way the nodes talk to the service; each module below has one purpose.
 export { checkBaseUrl, resolveService } from './service';
 export type { ServiceTarget } from './service';
-export { announceLook, apiRequest, cancelSignal, now, sendRequest, wait } from './request';
+export {
+	apiRequest,
+	cancelSignal,
+	now,
+	releaseRoom,
+	reserveRoom,
+	sendRequest,
+	wait,
+} from './request';
 export { apiRequestAllItems } from './pages';
 export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';

@@ -48,6 +48,12 @@ export class PacerStop extends Error {
 	}
 }
 
+/** A request of rank `rank` (PRIORITY_RANK) that its owner will send at `at`. */
+interface Reservation {
+	at: number;
+	rank: number;
+}
+
 interface Waiter {
 	rank: number;
 	priority: Priority;
@@ -68,7 +74,7 @@ export interface AcquireOptions {
  * The pacer of one key. It keeps the newest view of the key's rate window (RateWindow), counts its own
  * requests still in flight against it, orders waiters by priority, honours every Retry-After for
  * the whole key (and `ip_rate_limited` for every key of the base URL), keeps room in the window for the
- * job looks that watchers announced, and stops everything once the key is refused. Alone on the key it
+ * requests its callers reserved ahead (reserve), and stops everything once the key is refused. Alone on the key it
  * sends as fast as the window allows; once the service counts requests this process did not send, it
  * spreads the budget and keeps a reserve, until a window passes with none seen.
  */
@@ -83,8 +89,11 @@ export class KeyPacer {
 	private lastNormalAt = -Infinity;
 	private readonly waiters: Waiter[] = [];
 	private waiterSeq = 0;
-	/** When each watcher's next job look (priority 'poll') is due, by watcher. */
-	private readonly looks = new Map<object, number>();
+	/**
+	 * Requests reserved ahead, by owner: one per owner (a new one replaces it), gone on release or, for an
+	 * owner gone without releasing, a window after its time.
+	 */
+	private readonly reservations = new Map<object, Reservation>();
 	/** Last time a request of this key asked, left, was answered or was held (package clock). */
 	private lastUsedAt = -Infinity;
 
@@ -117,14 +126,14 @@ export class KeyPacer {
 	}
 
 	/**
-	 * Nothing in flight, nobody waiting, no look announced, no hold in force: forgetting it loses only what
-	 * it learned.
+	 * Nothing in flight, nobody waiting, no reservation, no hold in force: forgetting it loses only what it
+	 * learned.
 	 */
 	isQuiet(now: number): boolean {
 		return (
 			this.inFlight.size === 0 &&
 			this.waiters.length === 0 &&
-			this.looks.size === 0 &&
+			this.reservations.size === 0 &&
 			(this.keyBlock?.until ?? 0) <= now &&
 			(this.uploadBlock?.until ?? 0) <= now
 		);
@@ -179,13 +188,18 @@ export class KeyPacer {
 	}
 
 	/**
-	 * `owner` (a job watcher) will send its next look — a job list or job read, priority 'poll' — at `at`;
-	 * undefined: it sends no more. While a look is due within the rate window, other requests leave it
-	 * room: they never take the window's last request, so a finished job is seen on time.
+	 * `owner` will send a request of `priority` at `at` (replacing what it reserved before). While `at`
+	 * falls within the rate window, requests of a lower priority leave it room — they never take the
+	 * window's last request — so the reserved request leaves on time.
 	 */
-	expectLook(owner: object, at: number | undefined): void {
-		if (at === undefined) this.looks.delete(owner);
-		else this.looks.set(owner, at);
+	reserve(owner: object, at: number, priority: Priority): void {
+		this.reservations.set(owner, { at, rank: PRIORITY_RANK[priority] });
+		this.wakeAll();
+	}
+
+	/** `owner` sends no reserved request any more. */
+	release(owner: object): void {
+		this.reservations.delete(owner);
 		this.wakeAll();
 	}
 
@@ -228,18 +242,20 @@ export class KeyPacer {
 
 	/**
 	 * Requests of the window a request of `priority` must leave unused: the shared key's reserve, and one
-	 * for each look a watcher has due within the window (the looks themselves may take those).
+	 * for each reservation of a higher priority due within the window (requests of that priority may take
+	 * those).
 	 */
-	private reserve(priority: Priority, window: Window, now: number): number {
-		let reserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
-		if (priority === 'poll') return reserve;
+	private keptBack(priority: Priority, window: Window, now: number): number {
+		let kept = this.rate.isShared(now) ? PACING.sharedReserve : 0;
+		const rank = PRIORITY_RANK[priority];
 		const windowEnd = window.resetAt + this.rate.marginMs(window.resetAt);
-		for (const [owner, at] of this.looks) {
-			// a watcher that is gone without saying so would otherwise hold room forever
-			if (at < now - PACING.defaultWindowMs) this.looks.delete(owner);
-			else if (at < windowEnd) reserve++;
+		for (const [owner, reservation] of this.reservations) {
+			if (reservation.rank >= rank) continue;
+			// an owner that is gone without releasing would otherwise hold room forever
+			if (reservation.at < now - PACING.defaultWindowMs) this.reservations.delete(owner);
+			else if (reservation.at < windowEnd) kept++;
 		}
-		return reserve;
+		return kept;
 	}
 
 	/** When a request may leave (`at`), and the service-imposed part of that wait (`block`). */
@@ -259,7 +275,7 @@ export class KeyPacer {
 			// Nothing known about the key yet: one request at a time until an answer tells its limit.
 			if (this.inFlight.size > 0) at = Math.max(at, now + PACING.maxSleepMs);
 		} else if (window) {
-			if (window.remaining - this.reserve(priority, window, now) <= 0) {
+			if (window.remaining - this.keptBack(priority, window, now) <= 0) {
 				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
 				at = Math.max(at, window.resetAt + this.rate.marginMs(window.resetAt));
 				consider({
@@ -316,7 +332,7 @@ export class KeyPacer {
 	 */
 	private nextSlot(now: number, window: Window | undefined, priority: Priority): number {
 		if (!window || this.rate.limit === undefined || !this.rate.isShared(now)) return now;
-		const available = window.remaining - this.reserve(priority, window, now);
+		const available = window.remaining - this.keptBack(priority, window, now);
 		if (available <= 0) return now;
 		const timeLeft = window.resetAt + this.rate.marginMs(window.resetAt) - now;
 		return now + (timeLeft / (available + 1)) * (0.5 + clock.random());

@@ -16,7 +16,7 @@ import {
 } from './retry';
 import { knownService, resolveService } from './service';
 import { clock } from './serviceClock';
-import type { RawResponse, ServiceContext, ServiceRequest } from './types';
+import type { Priority, RawResponse, ServiceContext, ServiceRequest } from './types';
 
 /** The execution's cancel signal, when the context has one (poll and load-options contexts do not). */
 export function cancelSignal(ctx: ServiceContext): AbortSignal | undefined {
@@ -256,17 +256,24 @@ export async function sendRequest(
 }
 
 /**
- * Tells the key's pacer when `owner` (a job watcher) sends its next look, or that it sends no more
- * (undefined): while the look is due within the rate window, other requests leave room for it.
- * Synchronous once the run's credential has been read (a watcher only starts after a request).
+ * `owner` will send a request of `priority` at `at`: the key's pacer keeps room for it in the rate window
+ * (KeyPacer.reserve), replacing what `owner` reserved before. Synchronous once the node run's credential
+ * has been read (after its first request).
  */
-export async function announceLook(
+export async function reserveRoom(
 	ctx: ServiceContext,
 	owner: object,
-	at: number | undefined,
+	at: number,
+	priority: Priority,
 ): Promise<void> {
 	const service = knownService(ctx) ?? (await resolveService(ctx));
-	pacerFor(service.serviceKey, service.baseUrl).expectLook(owner, at);
+	pacerFor(service.serviceKey, service.baseUrl).reserve(owner, at, priority);
+}
+
+/** `owner` sends no reserved request any more: the key's pacer gives its room back (KeyPacer.release). */
+export async function releaseRoom(ctx: ServiceContext, owner: object): Promise<void> {
+	const service = knownService(ctx) ?? (await resolveService(ctx));
+	pacerFor(service.serviceKey, service.baseUrl).release(owner);
 }
 
 /** JSON call; returns the envelope's `data`. */
