@@ -15,7 +15,8 @@ export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';
 export { downloadBinary } from './download';
 export { checkUploadSource, readUploadSource, uploadAsset } from './upload';
-export { PACING, PACING_MEMORY, pacerFor, processPacing } from './pacer';
+export { PACING } from './pacer';
+export { PACING_MEMORY, pacerFor, processPacing } from './pacers';
 export type {
 	BinaryStream,
 	Page,

@@ -6,7 +6,8 @@ import { CREDENTIAL_NAME } from '../constants';
 import { readBody, unwrapEnvelope } from './envelope';
 import type { ErrorContext, ServiceErrorInfo } from './errors';
 import { parseErrorBody, serviceError } from './errors';
-import { PacerStop, pacerFor } from './pacer';
+import { PacerStop } from './pacer';
+import { pacerFor, refuseKey } from './pacers';
 import {
 	RETRY_POLICY,
 	TRANSIENT_CODES,
@@ -245,7 +246,7 @@ export async function sendRequest(
 		}
 
 		const info = parseErrorBody(status, (await readBody(response)).body, response.headers);
-		if (status === 401) pacer.refuse(info);
+		if (status === 401) refuseKey(pacer, info);
 		if (DEFINITIVE.has(status)) {
 			refused ??= new Map();
 			refused.set(identity, info);
