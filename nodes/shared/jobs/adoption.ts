@@ -86,6 +86,7 @@ interface UsedJob {
 	run?: number;
 }
 
+/** ≤ MAX_FALLBACK_EXECUTIONS executions (the oldest goes first), each record ≤ MAX_RECORDED entries. */
 const fallbackRecords = new Map<string, UsedJob[]>();
 
 function recordOf(ctx: IExecuteFunctions): UsedJob[] {

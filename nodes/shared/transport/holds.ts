@@ -98,6 +98,7 @@ export class KeyHolds {
  * time. `rank` orders priorities as the pacer does (lower goes first).
  */
 export class Reservations {
+	/** One per owner; dropped on release, or a window after its time (dueBefore). */
 	private readonly byOwner = new Map<object, { at: number; rank: number }>();
 
 	get size(): number {

@@ -52,12 +52,14 @@ export class KeyPacer {
 	private readonly holds: KeyHolds;
 	private nextSendAt = 0;
 	private sent = 0;
+	/** Tickets of this key's requests in flight (removed when settled), and those of priority normal. */
 	private readonly inFlight = new Set<number>();
 	private readonly normalInFlight = new Set<number>();
 	private lastNormalAt = -Infinity;
+	/** Requests waiting to leave (each removed when it leaves or fails). */
 	private readonly waiters: Waiter[] = [];
 	private waiterSeq = 0;
-	/** Requests reserved ahead (reserve), by owner. */
+	/** Requests reserved ahead (reserve): one per owner, dropped on release or a window after its time. */
 	private readonly reservations = new Reservations();
 	/** Last time a request of this key asked, left, was answered or was held (package clock). */
 	private lastUsedAt = -Infinity;

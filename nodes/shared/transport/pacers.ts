@@ -41,8 +41,11 @@ export interface PacingState extends SharedHolds {
  * and IP holds that ended are forgotten (see PACING_MEMORY), refusals are kept up to a count.
  */
 export const processPacing: PacingState = {
+	/** ≤ PACING_MEMORY.maxPacers (makeRoom; passed only while more keys are busy at once); swept. */
 	pacers: new Map<string, KeyPacer>(),
+	/** One per base URL under an ip_rate_limited hold; ended holds swept (sweep). */
 	ipBlocks: new Map<string, Block>(),
+	/** ≤ PACING_MEMORY.maxRefusals (refuseKey drops the oldest refusal). */
 	refusals: new Map<string, ServiceErrorInfo>(),
 	addedSinceSweep: 0,
 	sweptAt: -Infinity,

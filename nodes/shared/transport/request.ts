@@ -61,10 +61,13 @@ function headerNumber(headers: Record<string, unknown>, name: string): number | 
 	return value !== undefined && Number.isFinite(n) ? n : undefined;
 }
 
-/** Client errors that the same request would get again: it is not sent twice in a node run. */
+/** Client errors that the same request would get again: it is not sent twice in a node run (fixed). */
 const DEFINITIVE = new Set([400, 402, 403, 413, 415, 422]);
 
-/** Per node run: identical requests already refused with a definitive client error. */
+/**
+ * Per node run: identical requests already refused with a definitive client error. Bounded by the runs
+ * alive: keyed weakly by the run's context, an entry goes with its run; each holds ≤ the run's requests.
+ */
 const refusedInRun = new WeakMap<object, Map<string, ServiceErrorInfo>>();
 
 function requestIdentity(request: ServiceRequest): string {
