@@ -2,22 +2,26 @@
 // it (waiting.ts, watcher.ts) and its output (output.ts), with what a node run shares (run.ts).
 //
 // Create with Wait for Completion, file by file, from the node to the HTTP request:
-//  1. GenerationServiceJob/GenerationServiceJob.node.ts   execute → the node's router
-//  2. GenerationServiceJob/actions/router.ts              the operations, and openJobRun for the run
-//  3. shared/router.ts                                    routeItems: one operation per item, then the
-//                                                         items that went on in the background, in order
+//  1. GenerationServiceJob/GenerationServiceJob.node.ts     execute → the node's router
+//  2. GenerationServiceJob/actions/router.ts                the operations, and openJobRun (run.ts) for
+//                                                           the run's state
+//  3. shared/router.ts                                      routeItems: one operation per item, then the
+//                                                           items that went on in the background, in order
 //  4. GenerationServiceJob/actions/job/create.operation.ts  the form; reads and checks it → createJob
-//  5. shared/jobs/create.ts                               createJob: capabilities (generation.ts), a recent
-//                                                         job picked up (adoption.ts), the cost guard's quote
-//                                                         (generation.ts), the run budget's hold
-//                                                         (budget.ts), POST /jobs under the intent's key
-//                                                         (idempotency.ts), then run.continueLater → wait
-//  6. shared/jobs/waiting.ts + watcher.ts                 waitForJob: the run's watcher looks (one list
-//                                                         page per interval), then the item with its MP4
-//                                                         (output.ts)
-//  7. shared/transport/request.ts                         apiRequest: paced, authenticated by n8n
-//                                                         (httpRequestWithAuthentication), retried
-//  8. shared/transport/pacer.ts                           KeyPacer.acquire: when the request may leave
+//  5. shared/jobs/create.ts                                 createJob: capabilities and the cost guard's
+//                                                           quote (generation.ts), a recent job picked up
+//                                                           (adoption.ts), the run budget's hold (budget.ts),
+//                                                           POST /jobs under the intent's key
+//                                                           (idempotency.ts), then run.continueLater → wait
+//  6. shared/jobs/waiting.ts                                waitForJob: the run's watcher, then the item
+//                                                           with its MP4 (output.ts)
+//  7. shared/jobs/watcher.ts                                the looks: one list page per interval, room for
+//                                                           the next one reserved in the key's window
+//  8. shared/transport/request.ts                           sendRequest: paced, authenticated by n8n
+//                                                           (httpRequestWithAuthentication), retried
+//  9. shared/transport/pacer.ts                             KeyPacer.acquire: when the request may leave
+//                                                           (pacers.ts finds the key's pacer, holds.ts
+//                                                           has what holds a key back besides its window)
 export type { Job } from './job';
 export { isFinished } from './job';
 export { JOB_READS_MEMORY, processJobReads, readJob, rememberJobs } from './reads';
@@ -31,4 +35,4 @@ export { createJob } from './create';
 export type { CreateRequest } from './create';
 export { RunBudget } from './budget';
 export { DOWNLOAD_CONCURRENCY, JobRun, openJobRun } from './run';
-export type { JobFollower } from './run';
+export type { JobFollower } from './watcher';

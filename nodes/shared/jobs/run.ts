@@ -5,8 +5,7 @@ import type { IDataObject, INodeExecutionData, IExecuteFunctions } from 'n8n-wor
 
 import type { RunHooks, RunScope } from '../router';
 import { RunBudget } from './budget';
-import type { Job } from './job';
-import type { FollowOptions } from './watcher';
+import type { JobFollower } from './watcher';
 import { JobWatcher } from './watcher';
 
 /** How many downloads of one node run stream at once (each is paced by the key's pacer anyway). */
@@ -29,14 +28,6 @@ export class Limiter {
 			this.queue.shift()?.();
 		}
 	}
-}
-
-/** What follows a run's unfinished jobs until each ends (today one JobWatcher per node run). */
-export interface JobFollower {
-	/** Resolves with the job once it has succeeded or failed; `known`: what the caller already read. */
-	follow(jobId: string, options: FollowOptions, known?: Job): Promise<Job>;
-	/** The node run ended early: send nothing more. */
-	stop(): void;
 }
 
 /**

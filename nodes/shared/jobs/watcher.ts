@@ -31,7 +31,18 @@ interface Followed {
 
 const PAGE_SIZE = 100;
 
-export class JobWatcher {
+/**
+ * What follows a run's unfinished jobs until each ends: all the rest of the domain knows of the watcher
+ * (today one JobWatcher per node run).
+ */
+export interface JobFollower {
+	/** Resolves with the job once it has succeeded or failed; `known`: what the caller already read. */
+	follow(jobId: string, options: FollowOptions, known?: Job): Promise<Job>;
+	/** The node run ended early: send nothing more. */
+	stop(): void;
+}
+
+export class JobWatcher implements JobFollower {
 	private readonly jobs = new Map<string, Followed>();
 	private running = false;
 	private stopped = false;
