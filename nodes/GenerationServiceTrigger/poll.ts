@@ -24,7 +24,11 @@ const WALK_SHARE = 0.4;
 const EMIT_SHARE = 0.7;
 const DEFAULT_BUDGET_MS = 5 * 60_000;
 
-/** Polls of one trigger node running in this process (a slow poll must not overlap the next). */
+/**
+ * Polls of one trigger node running in this process (a slow poll must not overlap the next). Bounded by
+ * the polls running at once — at most one per trigger node active in the process: an entry is added when
+ * its poll starts and removed when it ends (finally), whatever the outcome.
+ */
 const inFlight = new Set<string>();
 
 export function readSettings(ctx: IPollFunctions): TriggerSettings {

@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { runsAsTool, withoutBinary } from './agent';
-import { RunState } from './jobs/run';
 
 function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
 	if (error instanceof NodeApiError) {
@@ -13,30 +12,39 @@ function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
 }
 
-/**
- * A run that fails after some items created (or picked up) jobs: n8n drops the run's output, so the
- * error names those jobs — they are paid for and keep running; Wait for Job picks them up.
- */
-function withJobsOfRun(error: Error, state: RunState): Error {
-	if (state.claimed.size === 0) return error;
-	const jobs = [...state.claimed].join(', ');
-	const note = `Jobs this run already created or picked up (charged, still running, not lost: use Wait for Job or Get with their IDs, or retry the execution, which picks them up): ${jobs}.`;
-	const withDescription = error as Error & { description?: string | null; context?: IDataObject };
-	withDescription.description = withDescription.description
-		? `${withDescription.description} · ${note}`
-		: note;
-	if (withDescription.context) withDescription.context.jobsOfRun = [...state.claimed];
-	return error;
+/** What an operation may ask of the node run it is part of, whatever the node. */
+export interface RunScope {
+	/**
+	 * Item `itemIndex` goes on in the background (e.g. it waits while the next items are sent): the router
+	 * collects its output at the end, in item order, with the same pairing and Continue On Fail.
+	 */
+	continueLater(itemIndex: number, work: () => Promise<INodeExecutionData[]>): void;
 }
 
-export type OperationExecute = (
+/** What a node's own per-run state (its operations' third argument) does when the run fails. */
+export interface RunHooks {
+	/** The run failed: background work stops sending requests. */
+	stop(): void;
+	/** The error the run fails with, e.g. with a note of what the run already did that is not undone. */
+	explain(error: Error): Error;
+}
+
+/** Opens a node's per-run state once per node run; `scope` is the router's side of the run. */
+export type RunOpener<R extends RunHooks> = (ctx: IExecuteFunctions, scope: RunScope) => R;
+
+export type OperationExecute<R = RunScope> = (
 	this: IExecuteFunctions,
 	itemIndex: number,
-	state: RunState,
+	run: R,
 ) => Promise<INodeExecutionData[]>;
 
-export interface OperationModule {
-	execute: OperationExecute;
+export interface OperationModule<R = RunScope> {
+	execute: OperationExecute<R>;
+}
+
+/** The per-run state of nodes that keep none: only the router's scope, nothing to stop or explain. */
+function plainRun(_ctx: IExecuteFunctions, scope: RunScope): RunScope & RunHooks {
+	return { continueLater: (i, work) => scope.continueLater(i, work), stop() {}, explain: (e) => e };
 }
 
 /** The json of a failed item under "Continue On Fail": English message, service code and request id. */
@@ -60,14 +68,34 @@ export function errorItem(error: unknown, itemIndex: number): INodeExecutionData
 /**
  * The loop every node's router runs: one operation per item, pairedItem on every output item,
  * "Continue On Fail" turns an item's error into an output item instead of stopping the workflow.
- * Work an item continues in the background (waiting for its job) is collected at the end, in order.
+ * Work an item continues in the background (RunScope.continueLater) is collected at the end, in order.
+ * `openRun` gives the node's own per-run state, which its operations get as their third argument.
  */
 export async function routeItems(
 	ctx: IExecuteFunctions,
 	operations: Record<string, OperationModule>,
+): Promise<INodeExecutionData[][]>;
+export async function routeItems<R extends RunHooks>(
+	ctx: IExecuteFunctions,
+	operations: Record<string, OperationModule<R>>,
+	openRun: RunOpener<R>,
+): Promise<INodeExecutionData[][]>;
+export async function routeItems<R extends RunHooks>(
+	ctx: IExecuteFunctions,
+	operations: Record<string, OperationModule<R>>,
+	openRun?: RunOpener<R>,
 ): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
-	const state = new RunState(ctx);
+	const continued = new Map<number, Promise<INodeExecutionData[]>>();
+	const scope: RunScope = {
+		continueLater(i, work) {
+			const running = work();
+			running.catch(() => undefined); // collected (and reported) below
+			continued.set(i, running);
+		},
+	};
+	// without an opener the operations take the plain run (the first overload)
+	const run = openRun ? openRun(ctx, scope) : (plainRun(ctx, scope) as unknown as R);
 	const perItem: INodeExecutionData[][] = [];
 	try {
 		for (let i = 0; i < items.length; i++) {
@@ -81,13 +109,13 @@ export async function routeItems(
 				);
 			}
 			try {
-				perItem[i] = await module.execute.call(ctx, i, state);
+				perItem[i] = await module.execute.call(ctx, i, run);
 			} catch (error) {
 				if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
 				perItem[i] = [errorItem(error, i)];
 			}
 		}
-		for (const [i, running] of [...state.continued.entries()].sort(([a], [b]) => a - b)) {
+		for (const [i, running] of [...continued.entries()].sort(([a], [b]) => a - b)) {
 			try {
 				perItem[i] = await running;
 			} catch (error) {
@@ -96,8 +124,8 @@ export async function routeItems(
 			}
 		}
 	} catch (error) {
-		state.stop();
-		throw withJobsOfRun(error as Error, state);
+		run.stop();
+		throw run.explain(error as Error);
 	}
 	const returnData = perItem.flatMap((output, i) =>
 		(output ?? []).map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: i } })),

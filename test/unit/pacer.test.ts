@@ -6,7 +6,13 @@ import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { PACING, announceLook, apiRequest, processPacing } from '../../nodes/shared/transport';
+import {
+	PACING,
+	apiRequest,
+	processPacing,
+	releaseRoom,
+	reserveRoom,
+} from '../../nodes/shared/transport';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';
 import { probeNode } from '../helpers/probe-node';
@@ -472,12 +478,12 @@ describe('priorities', () => {
 		await call(async function () {
 			await getIn(this, '/balance'); // learns the window: 5 left
 			const watcher = {};
-			await announceLook(this, watcher, now() + 5000);
+			await reserveRoom(this, watcher, now() + 5000, 'poll');
 			for (let i = 0; i < 4; i++) await getIn(this, '/balance'); // 1 left: the look's
 			const held = getIn(this, '/balance');
 			await testClock.sleep(2000);
 			expect(arrivals).toHaveLength(5);
-			await announceLook(this, watcher, undefined); // e.g. the batch ended
+			await releaseRoom(this, watcher); // e.g. the batch ended
 			return await held;
 		});
 		expect(arrivals[5] - arrivals[0]).toBe(2000);

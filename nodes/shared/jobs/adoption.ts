@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { canonicalJson, executionContextOf, rootMode } from '../idempotency';
-import type { RunState } from './run';
+import type { JobRun } from './run';
 import type { Page } from '../transport';
 import { apiRequest, now } from '../transport';
 import type { Job } from './job';
@@ -35,7 +35,11 @@ function reuseAppliesTo(mode: string, triggerType: unknown, reuse: ReuseRecentJo
 	if (reuse === 'unattended') return mode !== 'manual';
 	if (!RECOVERY_MODES.includes(mode)) return false;
 	// A production Chat Trigger answers chat messages through a webhook: each message is a request.
-	return !(mode === 'webhook' && typeof triggerType === 'string' && /\.chatTrigger$/i.test(triggerType));
+	return !(
+		mode === 'webhook' &&
+		typeof triggerType === 'string' &&
+		/\.chatTrigger$/i.test(triggerType)
+	);
 }
 
 /** Whether this run looks for a recent job of the same input before creating one. */
@@ -82,6 +86,7 @@ interface UsedJob {
 	run?: number;
 }
 
+/** ≤ MAX_FALLBACK_EXECUTIONS executions (the oldest goes first), each record ≤ MAX_RECORDED entries. */
 const fallbackRecords = new Map<string, UsedJob[]>();
 
 function recordOf(ctx: IExecuteFunctions): UsedJob[] {
@@ -169,13 +174,13 @@ const recentJobsKey = (lookBackMs: number) => `recentJobs:${lookBackMs}`;
 /** Jobs created in the last `lookBackMs`, newest first; read once per node run. */
 async function recentJobs(
 	ctx: IExecuteFunctions,
-	state: RunState,
+	run: JobRun,
 	lookBackMs: number,
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<Job[]> {
 	const cacheKey = recentJobsKey(lookBackMs);
-	const cached = state.cache.get(cacheKey) as Job[] | undefined;
+	const cached = run.cache.get(cacheKey) as Job[] | undefined;
 	if (cached) return cached;
 	const since = now() - lookBackMs;
 	const jobs: Job[] = [];
@@ -196,14 +201,15 @@ async function recentJobs(
 		if (!listed.nextCursor || !last || last.createdAt < since) break;
 		cursor = listed.nextCursor;
 	}
-	state.cache.set(cacheKey, jobs);
+	run.cache.set(cacheKey, jobs);
 	return jobs;
 }
 
 /** Failed jobs of exactly this input among those the look-back read (findAdoptable reads them). */
-export function failedOfInput(state: RunState, input: IDataObject, lookBackMinutes: number): string[] {
+export function failedOfInput(run: JobRun, input: IDataObject, lookBackMinutes: number): string[] {
 	const wanted = normalized(input);
-	const recent = (state.cache.get(recentJobsKey(lookBackMinutes * 60_000)) as Job[] | undefined) ?? [];
+	const recent =
+		(run.cache.get(recentJobsKey(lookBackMinutes * 60_000)) as Job[] | undefined) ?? [];
 	return recent
 		.filter((job) => job.state === 'failed' && normalized(job.input) === wanted)
 		.map((job) => job.id);
@@ -217,14 +223,14 @@ export function failedOfInput(state: RunState, input: IDataObject, lookBackMinut
  */
 export async function findAdoptable(
 	ctx: IExecuteFunctions,
-	state: RunState,
+	run: JobRun,
 	input: IDataObject,
 	lookBackMinutes: number,
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<Job | undefined> {
 	const wanted = normalized(input);
-	const recent = await recentJobs(ctx, state, lookBackMinutes * 60_000, itemIndex, maxWaitSeconds);
+	const recent = await recentJobs(ctx, run, lookBackMinutes * 60_000, itemIndex, maxWaitSeconds);
 	const execution = ctx.getExecutionId() ?? '';
 	const node = nodeKey(ctx);
 	const thisExecution = new Set<string>();
@@ -241,7 +247,7 @@ export async function findAdoptable(
 		.filter(
 			(job) =>
 				job.state !== 'failed' &&
-				!state.claimed.has(job.id) &&
+				!run.claimed.has(job.id) &&
 				!thisExecution.has(job.id) &&
 				(earlierTryOfThisNode.has(job.id) || !earlierTryOfOtherNodes.has(job.id)) &&
 				normalized(job.input) === wanted,

@@ -4,23 +4,23 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Mode } from '../constants';
-import type { RunState } from './run';
+import type { JobRun } from './run';
 import { apiRequest } from '../transport';
 
 /** GET /capabilities, read once per node run (public endpoint: spends nothing). */
 export async function capabilitiesOf(
 	ctx: IExecuteFunctions,
-	state: RunState,
+	run: JobRun,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	let capabilities = state.cache.get('capabilities') as IDataObject | undefined;
+	let capabilities = run.cache.get('capabilities') as IDataObject | undefined;
 	if (!capabilities) {
 		capabilities = await apiRequest<IDataObject>(ctx, {
 			method: 'GET',
 			path: '/capabilities',
 			itemIndex,
 		});
-		state.cache.set('capabilities', capabilities);
+		run.cache.set('capabilities', capabilities);
 	}
 	return capabilities;
 }
@@ -37,10 +37,10 @@ export function pricingOf(capabilities: IDataObject): unknown {
 export async function ensureGenerationAvailable(
 	ctx: IExecuteFunctions,
 	mode: Mode,
-	state: RunState,
+	run: JobRun,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	const capabilities = await capabilitiesOf(ctx, state, itemIndex);
+	const capabilities = await capabilitiesOf(ctx, run, itemIndex);
 	const generation = (capabilities.generation ?? {}) as IDataObject;
 	if (generation.available !== true) {
 		const reason = generation.reason ? ` (reason: ${String(generation.reason)})` : '';

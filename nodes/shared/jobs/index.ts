@@ -1,28 +1,38 @@
-// Jobs: what the Job node and the trigger know about generations.
+// Jobs: what the Job node and the trigger know about generations — creating one (create.ts), waiting for
+// it (waiting.ts, watcher.ts) and its output (output.ts), with what a node run shares (run.ts).
+//
+// Create with Wait for Completion, file by file, from the node to the HTTP request:
+//  1. GenerationServiceJob/GenerationServiceJob.node.ts     execute → the node's router
+//  2. GenerationServiceJob/actions/router.ts                the operations, and openJobRun (run.ts) for
+//                                                           the run's state
+//  3. shared/router.ts                                      routeItems: one operation per item, then the
+//                                                           items that went on in the background, in order
+//  4. GenerationServiceJob/actions/job/create.operation.ts  the form; reads and checks it → createJob
+//  5. shared/jobs/create.ts                                 createJob: capabilities and the cost guard's
+//                                                           quote (generation.ts), a recent job picked up
+//                                                           (adoption.ts), the run budget's hold (budget.ts),
+//                                                           POST /jobs under the intent's key
+//                                                           (idempotency.ts), then run.continueLater → wait
+//  6. shared/jobs/waiting.ts                                waitForJob: the run's watcher, then the item
+//                                                           with its MP4 (output.ts)
+//  7. shared/jobs/watcher.ts                                the looks: one list page per interval, room for
+//                                                           the next one reserved in the key's window
+//  8. shared/transport/request.ts                           sendRequest: paced, authenticated by n8n
+//                                                           (httpRequestWithAuthentication), retried
+//  9. shared/transport/pacer.ts                             KeyPacer.acquire: when the request may leave
+//                                                           (pacers.ts finds the key's pacer, holds.ts
+//                                                           has what holds a key back besides its window)
 export type { Job } from './job';
-export { MIN_POLL_SECONDS, MIN_POLL_MS, isFinished } from './job';
-export { JOB_READS_MEMORY, nextReadAt, processJobReads, readJob, rememberJobs } from './reads';
-export { JobWatcher } from './watcher';
-export {
-	capabilitiesOf,
-	ensureGenerationAvailable,
-	guardCost,
-	pricingOf,
-	quoteJob,
-} from './generation';
-export { downloadJobOutput, failedJobError, finishedItem } from './output';
+export { isFinished } from './job';
+export { JOB_READS_MEMORY, processJobReads, readJob, rememberJobs } from './reads';
+export { ensureGenerationAvailable, pricingOf, quoteJob } from './generation';
+export { downloadJobOutput } from './output';
 export { readWaitOptions, waitForJob } from './waiting';
 export type { WaitOptions } from './waiting';
-export {
-	DEFAULT_REUSE,
-	failedOfInput,
-	findAdoptable,
-	intentKeyApplies,
-	recordUsedJob,
-	reuseApplies,
-	usedInEarlierRun,
-} from './adoption';
+export { DEFAULT_REUSE } from './adoption';
 export type { ReuseRecentJob } from './adoption';
+export { createJob } from './create';
+export type { CreateRequest } from './create';
 export { RunBudget } from './budget';
-export type { BudgetHold } from './budget';
-export { RunState } from './run';
+export { DOWNLOAD_CONCURRENCY, JobRun, openJobRun } from './run';
+export type { JobFollower } from './watcher';

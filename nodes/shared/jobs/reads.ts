@@ -27,7 +27,9 @@ export const JOB_READS_MEMORY = {
  * request (`pending` holds only reads on their way).
  */
 export const processJobReads = {
+	/** ≤ JOB_READS_MEMORY.maxAnswers (least recently answered out first); stale unfinished ones swept. */
 	answers: new Map<string, JobRead>(),
+	/** Only reads on their way (removed when answered): ≤ the job reads in flight in the process. */
 	pending: new Map<string, Promise<Job>>(),
 	addedSinceSweep: 0,
 	sweptAt: -Infinity,

@@ -1,8 +1,11 @@
-// What one node run shares between its items: read-once answers, the jobs it has, its budget, the
-// downloads it streams and the watcher that follows its jobs. The router creates one per node run.
-import type { INodeExecutionData, IExecuteFunctions } from 'n8n-workflow';
+// What one node run of the Job node shares between its items: read-once answers, the jobs it has, its
+// budget, the downloads it streams and the watcher that follows its jobs. The Job node's router opens
+// one per node run (openJobRun); the generic router knows it only as RunHooks.
+import type { IDataObject, INodeExecutionData, IExecuteFunctions } from 'n8n-workflow';
 
+import type { RunHooks, RunScope } from '../router';
 import { RunBudget } from './budget';
+import type { JobFollower } from './watcher';
 import { JobWatcher } from './watcher';
 
 /** How many downloads of one node run stream at once (each is paced by the key's pacer anyway). */
@@ -27,8 +30,24 @@ export class Limiter {
 	}
 }
 
-/** What one node run shares between its items. */
-export class RunState {
+/**
+ * A run that fails after some items created (or picked up) jobs: n8n drops the run's output, so the
+ * error names those jobs — they are paid for and keep running; Wait for Job picks them up.
+ */
+function withJobsOfRun(error: Error, claimed: ReadonlySet<string>): Error {
+	if (claimed.size === 0) return error;
+	const jobs = [...claimed].join(', ');
+	const note = `Jobs this run already created or picked up (charged, still running, not lost: use Wait for Job or Get with their IDs, or retry the execution, which picks them up): ${jobs}.`;
+	const withDescription = error as Error & { description?: string | null; context?: IDataObject };
+	withDescription.description = withDescription.description
+		? `${withDescription.description} · ${note}`
+		: note;
+	if (withDescription.context) withDescription.context.jobsOfRun = [...claimed];
+	return error;
+}
+
+/** What one node run of the Job node shares between its items. */
+export class JobRun implements RunHooks, RunScope {
 	/** Read once per run (e.g. capabilities). */
 	readonly cache = new Map<string, unknown>();
 	/** Jobs an item of this run created or picked up: no other item may pick them up again. */
@@ -36,12 +55,13 @@ export class RunState {
 	/** Credits reserved by this run's jobs, for Create's "Max Credits for This Run". */
 	readonly budget = new RunBudget();
 	readonly downloads = new Limiter(DOWNLOAD_CONCURRENCY);
-	/** Work an item goes on with after its execute() returned (waiting for its job), by item index. */
-	readonly continued = new Map<number, Promise<INodeExecutionData[]>>();
-	private jobWatcher: JobWatcher | undefined;
+	private jobWatcher: JobFollower | undefined;
 	private readonly inputsSeen = new Map<string, number>();
 
-	constructor(private readonly ctx: IExecuteFunctions) {}
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly scope: RunScope,
+	) {}
 
 	/** How many items of this run had this input (canonical JSON) before; counts this one. */
 	occurrence(input: string): number {
@@ -51,7 +71,7 @@ export class RunState {
 	}
 
 	/** Follows the jobs of this run side by side (started on first use). */
-	get watcher(): JobWatcher {
+	get watcher(): JobFollower {
 		this.jobWatcher ??= new JobWatcher(this.ctx);
 		return this.jobWatcher;
 	}
@@ -61,13 +81,21 @@ export class RunState {
 	 * the router collects the result at the end, in item order.
 	 */
 	continueLater(i: number, work: () => Promise<INodeExecutionData[]>): void {
-		const running = work();
-		running.catch(() => undefined); // collected (and reported) by the router
-		this.continued.set(i, running);
+		this.scope.continueLater(i, work);
 	}
 
 	/** The run failed early: background work stops sending requests. */
 	stop(): void {
 		this.jobWatcher?.stop();
 	}
+
+	/** The run failed: its error names the jobs it already has (see withJobsOfRun). */
+	explain(error: Error): Error {
+		return withJobsOfRun(error, this.claimed);
+	}
+}
+
+/** The Job node's per-run state, opened by the router once per node run. */
+export function openJobRun(ctx: IExecuteFunctions, scope: RunScope): JobRun {
+	return new JobRun(ctx, scope);
 }

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { runsAsTool } from '../agent';
-import type { RunState } from './run';
+import type { JobRun } from './run';
 import type { Job } from './job';
 import { MIN_POLL_SECONDS } from './job';
 import type { FinishOptions } from './output';
@@ -45,13 +45,13 @@ export function readWaitOptions(
  */
 export async function waitForJob(
 	ctx: IExecuteFunctions,
-	state: RunState,
+	run: JobRun,
 	jobId: string,
 	itemIndex: number,
 	options: WaitOptions,
 	known?: Job,
 ): Promise<INodeExecutionData> {
-	const job = await state.watcher.follow(
+	const job = await run.watcher.follow(
 		jobId,
 		{
 			itemIndex,
@@ -66,6 +66,6 @@ export async function waitForJob(
 		job,
 		itemIndex,
 		options,
-		async (fn) => await state.downloads.run(fn),
+		async (fn) => await run.downloads.run(fn),
 	);
 }

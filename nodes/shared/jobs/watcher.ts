@@ -4,7 +4,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Page } from '../transport';
-import { announceLook, apiRequest, now, wait } from '../transport';
+import { apiRequest, now, releaseRoom, reserveRoom, wait } from '../transport';
 import type { Job } from './job';
 import { isFinished } from './job';
 import { readJob, rememberJobs } from './reads';
@@ -31,7 +31,18 @@ interface Followed {
 
 const PAGE_SIZE = 100;
 
-export class JobWatcher {
+/**
+ * What follows a run's unfinished jobs until each ends: all the rest of the domain knows of the watcher
+ * (today one JobWatcher per node run).
+ */
+export interface JobFollower {
+	/** Resolves with the job once it has succeeded or failed; `known`: what the caller already read. */
+	follow(jobId: string, options: FollowOptions, known?: Job): Promise<Job>;
+	/** The node run ended early: send nothing more. */
+	stop(): void;
+}
+
+export class JobWatcher implements JobFollower {
 	private readonly jobs = new Map<string, Followed>();
 	private running = false;
 	private stopped = false;
@@ -81,12 +92,14 @@ export class JobWatcher {
 	}
 
 	/**
-	 * Tells the key's pacer when the next look goes (undefined: no more), so that creates and transfers
-	 * never take the window's last request while it is due: every job is seen within one interval.
+	 * Reserves room in the key's rate window for the next look (a 'poll' request) at `at` (undefined: no
+	 * more looks, the room is released), so that creates and transfers never take the window's last
+	 * request while it is due: every job is seen within one interval.
 	 */
 	private announce(at: number | undefined): void {
-		// a credential problem is reported by the look itself
-		announceLook(this.ctx, this, at).catch(() => undefined);
+		const told =
+			at === undefined ? releaseRoom(this.ctx, this) : reserveRoom(this.ctx, this, at, 'poll');
+		told.catch(() => undefined); // a credential problem is reported by the look itself
 	}
 
 	private async run(): Promise<void> {

@@ -18,7 +18,7 @@ export interface DownloadOptions {
 	range?: string;
 	expectedSha256?: string;
 	maxWaitSeconds?: number;
-	/** What is being downloaded, named in the error (e.g. "Job job_…"), so nothing paid for is lost. */
+	/** What is being downloaded, named in the error (e.g. the object the file belongs to), so nothing paid for is lost. */
 	subject?: string;
 }
 

@@ -28,7 +28,7 @@ export interface ErrorContext {
 
 type MessageFn = (info: ServiceErrorInfo, ctx: ErrorContext) => string;
 
-/** The id a request path names (`/jobs/job_…/output` → `job_…`), for messages that must stand alone. */
+/** The id a request path names (`/assets/asset_…` → `asset_…`), for messages that must stand alone. */
 function idInPath(path: string): string | undefined {
 	return /\/((?:job|asset|prs)_[A-Za-z0-9]+)/.exec(path)?.[1];
 }

@@ -1,13 +1,22 @@
-// The only way the nodes talk to the service; each module below has one job.
+// The only way the nodes talk to the service; each module below has one purpose.
 export { checkBaseUrl, resolveService } from './service';
 export type { ServiceTarget } from './service';
-export { announceLook, apiRequest, cancelSignal, now, sendRequest, wait } from './request';
+export {
+	apiRequest,
+	cancelSignal,
+	now,
+	releaseRoom,
+	reserveRoom,
+	sendRequest,
+	wait,
+} from './request';
 export { apiRequestAllItems } from './pages';
 export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';
 export { downloadBinary } from './download';
 export { checkUploadSource, readUploadSource, uploadAsset } from './upload';
-export { PACING, PACING_MEMORY, pacerFor, processPacing } from './pacer';
+export { PACING } from './pacer';
+export { PACING_MEMORY, pacerFor, processPacing } from './pacers';
 export type {
 	BinaryStream,
 	Page,

@@ -1,41 +1,16 @@
 // The only place that decides when a request to the service may leave: one pacer per service key in
-// this n8n process, shared by every item, operation, node and execution that uses the key.
+// this n8n process (pacers.ts keeps them), shared by every item, operation, node and execution that uses
+// the key. What holds a key back besides its window is in holds.ts.
 import type { ServiceErrorInfo } from './errors';
+import type { Block, SharedHolds } from './holds';
+import { KeyHolds, Reservations } from './holds';
 import { PACING, RateWindow, type Window } from './rateWindow';
 import { clock } from './serviceClock';
 import type { Priority } from './types';
 
 export { PACING };
 
-/**
- * Bounds of the process-wide pacing state: a main that serves many credentials for weeks must not grow
- * without end. Nothing runs on a timer: the maps are swept when a pacer is looked up, at most once per
- * `sweepEveryAdds` new pacers or `sweepEveryMs` of the package clock.
- */
-export const PACING_MEMORY = {
-	/** Pacers kept at most; beyond, the least recently used quiet ones are forgotten first. */
-	maxPacers: 1_000,
-	/**
-	 * Refused keys remembered at most (the oldest refusal goes first). A refusal is never forgotten for its
-	 * age: a revoked or expired key never works again, so nothing more is sent with it.
-	 */
-	maxRefusals: 10_000,
-	/** A sweep runs once this many pacers were added since the last one… */
-	sweepEveryAdds: 64,
-	/** …or once this long has passed on the package clock since the last one. */
-	sweepEveryMs: 60_000,
-};
-
 const PRIORITY_RANK: Record<Priority, number> = { poll: 0, normal: 1, transfer: 2 };
-
-/** A wait the service asked for (429 Retry-After) or that a used-up window imposes. */
-export interface Block {
-	/** When requests may leave again: the service's end of the hold plus our margin. */
-	until: number;
-	/** The part of `until` that is our margin (not judged against Max Rate-Limit Wait). */
-	marginMs?: number;
-	info: ServiceErrorInfo;
-}
 
 /** Why a request may not leave at all. */
 export class PacerStop extends Error {
@@ -66,41 +41,40 @@ export interface AcquireOptions {
 
 /**
  * The pacer of one key. It keeps the newest view of the key's rate window (RateWindow), counts its own
- * requests still in flight against it, orders waiters by priority, honours every Retry-After for
- * the whole key (and `ip_rate_limited` for every key of the base URL), keeps room in the window for the
- * job looks that watchers announced, and stops everything once the key is refused. Alone on the key it
- * sends as fast as the window allows; once the service counts requests this process did not send, it
- * spreads the budget and keeps a reserve, until a window passes with none seen.
+ * requests still in flight against it, orders waiters by priority, honours every Retry-After for the
+ * whole key (and `ip_rate_limited` for every key of the base URL), keeps room in the window for the
+ * requests its callers reserved ahead (reserve), and stops everything once the key is refused. Alone on
+ * the key it sends as fast as the window allows; once the service counts requests this process did not
+ * send, it spreads the budget and keeps a reserve, until a window passes with none seen.
  */
 export class KeyPacer {
 	private readonly rate = new RateWindow();
-	private keyBlock: Block | undefined;
-	private uploadBlock: Block | undefined;
+	private readonly holds: KeyHolds;
 	private nextSendAt = 0;
 	private sent = 0;
+	/** Tickets of this key's requests in flight (removed when settled), and those of priority normal. */
 	private readonly inFlight = new Set<number>();
 	private readonly normalInFlight = new Set<number>();
 	private lastNormalAt = -Infinity;
+	/** Requests waiting to leave (each removed when it leaves or fails). */
 	private readonly waiters: Waiter[] = [];
 	private waiterSeq = 0;
-	/** When each watcher's next job look (priority 'poll') is due, by watcher. */
-	private readonly looks = new Map<object, number>();
+	/** Requests reserved ahead (reserve): one per owner, dropped on release or a window after its time. */
+	private readonly reservations = new Reservations();
 	/** Last time a request of this key asked, left, was answered or was held (package clock). */
 	private lastUsedAt = -Infinity;
 
 	constructor(
-		private readonly shared: PacingState,
-		private readonly serviceKey: string,
-		private readonly baseUrl: string,
-	) {}
-
-	/** The 401 that refused this key: nothing more is sent with it (kept apart, beyond this pacer). */
-	get refusal(): ServiceErrorInfo | undefined {
-		return this.shared.refusals.get(this.serviceKey);
+		shared: SharedHolds,
+		readonly serviceKey: string,
+		baseUrl: string,
+	) {
+		this.holds = new KeyHolds(shared, serviceKey, baseUrl);
 	}
 
-	private get ipBlocks(): Map<string, Block> {
-		return this.shared.ipBlocks;
+	/** The 401 that refused this key: nothing more is sent with it (see refuseKey in pacers.ts). */
+	get refusal(): ServiceErrorInfo | undefined {
+		return this.holds.refusal;
 	}
 
 	/**
@@ -117,16 +91,15 @@ export class KeyPacer {
 	}
 
 	/**
-	 * Nothing in flight, nobody waiting, no look announced, no hold in force: forgetting it loses only what
-	 * it learned.
+	 * Nothing in flight, nobody waiting, no reservation, no hold in force: forgetting it loses only what it
+	 * learned.
 	 */
 	isQuiet(now: number): boolean {
 		return (
 			this.inFlight.size === 0 &&
 			this.waiters.length === 0 &&
-			this.looks.size === 0 &&
-			(this.keyBlock?.until ?? 0) <= now &&
-			(this.uploadBlock?.until ?? 0) <= now
+			this.reservations.size === 0 &&
+			this.holds.areOver(now)
 		);
 	}
 
@@ -179,13 +152,18 @@ export class KeyPacer {
 	}
 
 	/**
-	 * `owner` (a job watcher) will send its next look — a job list or job read, priority 'poll' — at `at`;
-	 * undefined: it sends no more. While a look is due within the rate window, other requests leave it
-	 * room: they never take the window's last request, so a finished job is seen on time.
+	 * `owner` will send a request of `priority` at `at` (replacing what it reserved before). While `at`
+	 * falls within the rate window, requests of a lower priority leave it room — they never take the
+	 * window's last request — so the reserved request leaves on time.
 	 */
-	expectLook(owner: object, at: number | undefined): void {
-		if (at === undefined) this.looks.delete(owner);
-		else this.looks.set(owner, at);
+	reserve(owner: object, at: number, priority: Priority): void {
+		this.reservations.set(owner, at, PRIORITY_RANK[priority]);
+		this.wakeAll();
+	}
+
+	/** `owner` sends no reserved request any more. */
+	release(owner: object): void {
+		this.reservations.delete(owner);
 		this.wakeAll();
 	}
 
@@ -193,73 +171,41 @@ export class KeyPacer {
 	slowDown(info: ServiceErrorInfo, retryAfterSeconds: number | undefined): void {
 		const now = clock.now();
 		this.lastUsedAt = now;
-		const fallback = this.rate.endsAt() ?? now + 1000;
-		const marginMs = retryAfterSeconds !== undefined ? PACING.holdMarginMs : 0;
-		const until =
-			retryAfterSeconds !== undefined ? now + retryAfterSeconds * 1000 + marginMs : fallback;
-		const block: Block = { until, marginMs, info };
-		const longer = (current: Block | undefined) =>
-			current && current.until >= until ? current : block;
-		if (info.code === 'ip_rate_limited') {
-			this.ipBlocks.set(this.baseUrl, longer(this.ipBlocks.get(this.baseUrl)));
-		} else if (info.code === 'upload_rate_limit') {
-			this.uploadBlock = longer(this.uploadBlock);
-		} else {
-			this.keyBlock = longer(this.keyBlock);
-		}
-		this.wakeAll();
-	}
-
-	/** A 401: the key is refused; every waiting and later request fails at once with the same reason. */
-	refuse(info: ServiceErrorInfo): void {
-		const { refusals } = this.shared;
-		refusals.delete(this.serviceKey); // re-insert: the map stays in order of refusal
-		refusals.set(this.serviceKey, info);
-		while (refusals.size > PACING_MEMORY.maxRefusals) {
-			refusals.delete(refusals.keys().next().value as string);
-		}
+		this.holds.hold(info, retryAfterSeconds, now, this.rate.endsAt() ?? now + 1000);
 		this.wakeAll();
 	}
 
 	/** End of the longest hold the service imposed on this key (Retry-After, IP limit); 0 when none. */
 	heldUntil(): number {
-		return Math.max(this.keyBlock?.until ?? 0, this.ipBlocks.get(this.baseUrl)?.until ?? 0);
+		return this.holds.heldUntil();
 	}
 
 	/**
 	 * Requests of the window a request of `priority` must leave unused: the shared key's reserve, and one
-	 * for each look a watcher has due within the window (the looks themselves may take those).
+	 * for each reservation of a higher priority due within the window (requests of that priority may take
+	 * those).
 	 */
-	private reserve(priority: Priority, window: Window, now: number): number {
-		let reserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
-		if (priority === 'poll') return reserve;
+	private keptBack(priority: Priority, window: Window, now: number): number {
+		const sharedReserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
 		const windowEnd = window.resetAt + this.rate.marginMs(window.resetAt);
-		for (const [owner, at] of this.looks) {
-			// a watcher that is gone without saying so would otherwise hold room forever
-			if (at < now - PACING.defaultWindowMs) this.looks.delete(owner);
-			else if (at < windowEnd) reserve++;
-		}
-		return reserve;
+		return sharedReserve + this.reservations.dueBefore(PRIORITY_RANK[priority], windowEnd, now);
 	}
 
 	/** When a request may leave (`at`), and the service-imposed part of that wait (`block`). */
 	private gate(upload: boolean, priority: Priority, now: number): { at: number; block?: Block } {
-		let block: Block | undefined;
+		let block = this.holds.longest(upload, now);
 		const consider = (candidate: Block | undefined) => {
 			if (candidate && candidate.until > now && (!block || candidate.until > block.until)) {
 				block = candidate;
 			}
 		};
-		consider(this.keyBlock);
-		consider(this.ipBlocks.get(this.baseUrl));
-		if (upload) consider(this.uploadBlock);
 		let at = Math.max(now, block?.until ?? now);
 		const window = this.rate.current(now, this.inFlight.size);
 		if (this.rate.limit === undefined) {
 			// Nothing known about the key yet: one request at a time until an answer tells its limit.
 			if (this.inFlight.size > 0) at = Math.max(at, now + PACING.maxSleepMs);
 		} else if (window) {
-			if (window.remaining - this.reserve(priority, window, now) <= 0) {
+			if (window.remaining - this.keptBack(priority, window, now) <= 0) {
 				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
 				at = Math.max(at, window.resetAt + this.rate.marginMs(window.resetAt));
 				consider({
@@ -280,7 +226,7 @@ export class KeyPacer {
 
 	/** Waiters go in priority order; one held only by the upload limit does not hold the others. */
 	private isFirstReady(waiter: Waiter, now: number): boolean {
-		const uploadsHeld = this.uploadBlock !== undefined && this.uploadBlock.until > now;
+		const uploadsHeld = this.holds.uploadsHeld(now);
 		for (const other of this.waiters) {
 			if (other === waiter) return true;
 			if (!(other.upload && uploadsHeld)) return false;
@@ -316,7 +262,7 @@ export class KeyPacer {
 	 */
 	private nextSlot(now: number, window: Window | undefined, priority: Priority): number {
 		if (!window || this.rate.limit === undefined || !this.rate.isShared(now)) return now;
-		const available = window.remaining - this.reserve(priority, window, now);
+		const available = window.remaining - this.keptBack(priority, window, now);
 		if (available <= 0) return now;
 		const timeLeft = window.resetAt + this.rate.marginMs(window.resetAt) - now;
 		return now + (timeLeft / (available + 1)) * (0.5 + clock.random());
@@ -334,83 +280,8 @@ export class KeyPacer {
 		}
 	}
 
-	private wakeAll(): void {
+	/** Every waiter looks again (something changed: an answer, a hold, a refusal, a reservation). */
+	wakeAll(): void {
 		for (const waiter of this.waiters) waiter.controller?.abort();
 	}
-}
-
-/** What every pacer of the process shares. */
-export interface PacingState {
-	/** One pacer per service key (API key hash and base URL), least recently used first. */
-	pacers: Map<string, KeyPacer>;
-	/** 429 ip_rate_limited holds, per base URL. */
-	ipBlocks: Map<string, Block>;
-	/** Keys the service refused (401), per service key, oldest refusal first. */
-	refusals: Map<string, ServiceErrorInfo>;
-	/** Pacers added since the last sweep, and when it ran (package clock). */
-	addedSinceSweep: number;
-	sweptAt: number;
-}
-
-/**
- * Module state on purpose: every node run of this n8n process shares one pacer per service key (the
- * API key's hash and the base URL), so items, operations, nodes and executions see one rate window,
- * one set of Retry-After holds and one refusal. It lives as long as the process (one per worker in
- * queue mode: processes learn about each other only from the service's answers), bounded: idle pacers
- * and IP holds that ended are forgotten (see PACING_MEMORY), refusals are kept up to a count.
- */
-export const processPacing: PacingState = {
-	pacers: new Map<string, KeyPacer>(),
-	ipBlocks: new Map<string, Block>(),
-	refusals: new Map<string, ServiceErrorInfo>(),
-	addedSinceSweep: 0,
-	sweptAt: -Infinity,
-};
-
-/**
- * Forgets what no longer matters: pacers with nothing to remember (isForgettable) and IP holds that
- * ended. Runs when a pacer is looked up, at most once per `sweepEveryAdds` new pacers or `sweepEveryMs`.
- */
-function sweep(now: number): void {
-	const { pacers, ipBlocks } = processPacing;
-	processPacing.addedSinceSweep = 0;
-	processPacing.sweptAt = now;
-	for (const [key, pacer] of pacers) if (pacer.isForgettable(now)) pacers.delete(key);
-	for (const [baseUrl, block] of ipBlocks) if (block.until <= now) ipBlocks.delete(baseUrl);
-}
-
-/**
- * Room for one more pacer under the cap: the least recently used quiet pacers go first. One with a
- * request in flight, a waiter or a hold in force is never dropped (the cap is passed only while more
- * keys than that are busy at once).
- */
-function makeRoom(now: number): void {
-	const { pacers } = processPacing;
-	if (pacers.size < PACING_MEMORY.maxPacers) return;
-	for (const [key, pacer] of pacers) {
-		if (pacers.size < PACING_MEMORY.maxPacers) return;
-		if (pacer.isQuiet(now)) pacers.delete(key);
-	}
-}
-
-/** The pacer of a key; callers ask again for each attempt, so a forgotten pacer is never used on. */
-export function pacerFor(serviceKey: string, baseUrl: string): KeyPacer {
-	const { pacers } = processPacing;
-	const now = clock.now();
-	if (
-		processPacing.addedSinceSweep >= PACING_MEMORY.sweepEveryAdds ||
-		now - processPacing.sweptAt >= PACING_MEMORY.sweepEveryMs
-	) {
-		sweep(now);
-	}
-	let pacer = pacers.get(serviceKey);
-	if (pacer) {
-		pacers.delete(serviceKey); // re-insert: the map stays in order of last use
-	} else {
-		makeRoom(now);
-		pacer = new KeyPacer(processPacing, serviceKey, baseUrl);
-		processPacing.addedSinceSweep++;
-	}
-	pacers.set(serviceKey, pacer);
-	return pacer;
 }

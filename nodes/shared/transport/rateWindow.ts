@@ -66,9 +66,12 @@ export class RateWindow {
 	private skewMs = 0;
 	/** X-RateLimit-Reset (ms) of the newest window in which requests of another process were seen. */
 	private foreignSeenIn: number | undefined;
-	/** Answers this process got, per window (X-RateLimit-Reset in ms). */
+	/** Answers this process got, per window (X-RateLimit-Reset in ms): older windows dropped (observe). */
 	private readonly ownPerWindow = new Map<number, number>();
-	/** When requests of this process got no answer to read (the service may have counted them). */
+	/**
+	 * When requests of this process got no answer to read (the service may have counted them), kept for
+	 * the last two windows only (lost).
+	 */
 	private readonly lostAt: number[] = [];
 
 	/**

@@ -6,7 +6,8 @@ import { CREDENTIAL_NAME } from '../constants';
 import { readBody, unwrapEnvelope } from './envelope';
 import type { ErrorContext, ServiceErrorInfo } from './errors';
 import { parseErrorBody, serviceError } from './errors';
-import { PacerStop, pacerFor } from './pacer';
+import { PacerStop } from './pacer';
+import { pacerFor, refuseKey } from './pacers';
 import {
 	RETRY_POLICY,
 	TRANSIENT_CODES,
@@ -16,7 +17,7 @@ import {
 } from './retry';
 import { knownService, resolveService } from './service';
 import { clock } from './serviceClock';
-import type { RawResponse, ServiceContext, ServiceRequest } from './types';
+import type { Priority, RawResponse, ServiceContext, ServiceRequest } from './types';
 
 /** The execution's cancel signal, when the context has one (poll and load-options contexts do not). */
 export function cancelSignal(ctx: ServiceContext): AbortSignal | undefined {
@@ -60,10 +61,13 @@ function headerNumber(headers: Record<string, unknown>, name: string): number | 
 	return value !== undefined && Number.isFinite(n) ? n : undefined;
 }
 
-/** Client errors that the same request would get again: it is not sent twice in a node run. */
+/** Client errors that the same request would get again: it is not sent twice in a node run (fixed). */
 const DEFINITIVE = new Set([400, 402, 403, 413, 415, 422]);
 
-/** Per node run: identical requests already refused with a definitive client error. */
+/**
+ * Per node run: identical requests already refused with a definitive client error. Bounded by the runs
+ * alive: keyed weakly by the run's context, an entry goes with its run; each holds ≤ the run's requests.
+ */
 const refusedInRun = new WeakMap<object, Map<string, ServiceErrorInfo>>();
 
 function requestIdentity(request: ServiceRequest): string {
@@ -245,7 +249,7 @@ export async function sendRequest(
 		}
 
 		const info = parseErrorBody(status, (await readBody(response)).body, response.headers);
-		if (status === 401) pacer.refuse(info);
+		if (status === 401) refuseKey(pacer, info);
 		if (DEFINITIVE.has(status)) {
 			refused ??= new Map();
 			refused.set(identity, info);
@@ -256,17 +260,24 @@ export async function sendRequest(
 }
 
 /**
- * Tells the key's pacer when `owner` (a job watcher) sends its next look, or that it sends no more
- * (undefined): while the look is due within the rate window, other requests leave room for it.
- * Synchronous once the run's credential has been read (a watcher only starts after a request).
+ * `owner` will send a request of `priority` at `at`: the key's pacer keeps room for it in the rate window
+ * (KeyPacer.reserve), replacing what `owner` reserved before. Synchronous once the node run's credential
+ * has been read (after its first request).
  */
-export async function announceLook(
+export async function reserveRoom(
 	ctx: ServiceContext,
 	owner: object,
-	at: number | undefined,
+	at: number,
+	priority: Priority,
 ): Promise<void> {
 	const service = knownService(ctx) ?? (await resolveService(ctx));
-	pacerFor(service.serviceKey, service.baseUrl).expectLook(owner, at);
+	pacerFor(service.serviceKey, service.baseUrl).reserve(owner, at, priority);
+}
+
+/** `owner` sends no reserved request any more: the key's pacer gives its room back (KeyPacer.release). */
+export async function releaseRoom(ctx: ServiceContext, owner: object): Promise<void> {
+	const service = knownService(ctx) ?? (await resolveService(ctx));
+	pacerFor(service.serviceKey, service.baseUrl).release(owner);
 }
 
 /** JSON call; returns the envelope's `data`. */

@@ -9,6 +9,7 @@ export const RETRY_POLICY = {
 	defaultTimeoutMs: 60_000,
 };
 
+/** Transport failures worth another try (a fixed list). */
 export const TRANSIENT_CODES = new Set([
 	'ECONNRESET',
 	'ECONNABORTED',

@@ -60,7 +60,10 @@ export interface ServiceTarget {
 	serviceKey: string;
 }
 
-/** Read once per node run (context), not once per request: polls and retries reuse it. */
+/**
+ * Read once per node run (context), not once per request: polls and retries reuse it. Bounded by the
+ * runs alive: keyed weakly by the run's context, an entry goes with its run.
+ */
 const targets = new WeakMap<object, ServiceTarget>();
 
 /** The service of a node run whose credential was already read (undefined before its first request). */

@@ -15,14 +15,14 @@ export type ServiceContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFu
 export type BinaryStream = Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
 
 /**
- * Who goes first when requests of one key wait for the same slot: job status reads (so finished jobs
- * are seen on time), then everything else, then file transfers.
+ * Who goes first when requests of one key wait for the same slot: status reads a caller is waiting on
+ * ('poll', so an end is seen on time), then everything else, then file transfers.
  */
 export type Priority = 'poll' | 'normal' | 'transfer';
 
 export interface ServiceRequest {
 	method: IHttpRequestMethods;
-	/** Path below the base URL, starting with '/', e.g. '/jobs'. */
+	/** Path below the base URL, starting with '/', e.g. '/assets'. */
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;

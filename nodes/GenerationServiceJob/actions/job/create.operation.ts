@@ -4,7 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	maxRateLimitWaitOption,
@@ -13,31 +13,9 @@ import {
 } from '../../../shared/descriptions/common';
 import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
 import { waitOptions } from '../../../shared/descriptions/wait';
-import {
-	canonicalJson,
-	checkIdempotencyKey,
-	deriveIdempotencyKey,
-	deriveIntentKey,
-} from '../../../shared/idempotency';
-import type { Job, ReuseRecentJob, RunState } from '../../../shared/jobs';
-import {
-	ensureGenerationAvailable,
-	DEFAULT_REUSE,
-	failedOfInput,
-	findAdoptable,
-	intentKeyApplies,
-	guardCost,
-	readWaitOptions,
-	recordUsedJob,
-	rememberJobs,
-	reuseApplies,
-	usedInEarlierRun,
-	waitForJob,
-} from '../../../shared/jobs';
-import { apiRequest, now } from '../../../shared/transport';
-
-/** Keys an item tries past the jobs its run holds, for the jobs earlier runs of the node used (loops). */
-const MAX_LOOP_ATTEMPTS = 100;
+import { checkIdempotencyKey } from '../../../shared/idempotency';
+import type { JobRun, ReuseRecentJob } from '../../../shared/jobs';
+import { DEFAULT_REUSE, createJob, readWaitOptions } from '../../../shared/jobs';
 
 /** Default look-back of "Reuse Identical Recent Job". */
 export const DEFAULT_REUSE_MINUTES = 60;
@@ -150,125 +128,30 @@ interface CreateOptions extends IDataObject {
 	waitForCompletion?: boolean;
 }
 
-interface CreateRequest {
-	input: IDataObject;
-	idempotencyKey: string;
-	quote: IDataObject | undefined;
-	runBudget: number | undefined;
-	i: number;
-	maxWaitSeconds: number | undefined;
-}
-
-/** One POST /jobs, with the run budget held while it is on its way. */
-async function createJob(
-	ctx: IExecuteFunctions,
-	state: RunState,
-	{ input, idempotencyKey, quote, runBudget, i, maxWaitSeconds }: CreateRequest,
-): Promise<Job> {
-	// taken before the create is sent (creates may run side by side), given back if nothing was created
-	const hold =
-		quote && runBudget !== undefined
-			? state.budget.take(ctx, { limit: runBudget, quote, idempotencyKey, itemIndex: i })
-			: undefined;
-	const sent = await apiRequest<Job>(ctx, {
-		method: 'POST',
-		path: '/jobs',
-		body: input,
-		idempotencyKey,
-		itemIndex: i,
-		maxWaitSeconds,
-		errorContext: quote
-			? {
-					creditsNeeded: Number(quote.reservedCredits),
-					creditsAvailable: Number(quote.available),
-				}
-			: undefined,
-	}).then(
-		(created) => ({ created, error: undefined }),
-		(error: unknown) => ({ created: undefined, error }),
-	);
-	if (!sent.created) {
-		if (hold) state.budget.failed(hold, sent.error);
-		throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
-			? sent.error
-			: new NodeOperationError(ctx.getNode(), sent.error as Error, { itemIndex: i });
-	}
-	if (hold) state.budget.settle(hold, sent.created);
-	await rememberJobs(ctx, [sent.created]);
-	return sent.created;
-}
-
 /**
- * POST /jobs: reserves the quoted credits and queues the generation (spends credits). Never pays twice
- * for one intent: the Idempotency-Key is stable for the intent, so retries replay the same job; in a
- * run that is most likely a recovery (n8n's Retry, a webhook call; see reuseApplies) a job of the same
- * input created recently, and not by this execution, is picked up instead. Other runs create.
+ * POST /jobs: reserves the quoted credits and queues the generation (spends credits). Reads and checks
+ * the form, then hands the item to the job domain (createJob in nodes/shared/jobs/create.ts), which
+ * never pays twice for one intent.
  */
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
-	state: RunState,
+	run: JobRun,
 ): Promise<INodeExecutionData[]> {
 	const { input, options } = readGeneration<CreateOptions>(this, i);
 	const maxWaitSeconds = maxWaitOf(options);
 	const customKey = options.idempotencyKey?.trim();
 	if (customKey) checkIdempotencyKey(this, customKey, i);
-	const waitOpts = options.waitForCompletion ? readWaitOptions(this, i, options) : undefined;
-	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
-	const reuse = options.reuseRecentJob ?? DEFAULT_REUSE;
-	const reuseMinutes = Number(options.reuseWithinMinutes ?? DEFAULT_REUSE_MINUTES);
-	const byIntent = !customKey && intentKeyApplies(this, reuse);
-	const occurrence = state.occurrence(canonicalJson(input));
-
-	let job: Job | undefined;
-	let adopted = false;
-	if (!customKey && reuseApplies(this, reuse)) {
-		job = await findAdoptable(this, state, input, reuseMinutes, i, maxWaitSeconds);
-		adopted = job !== undefined;
-	}
-	const keyOf = (attempt: number): string => {
-		if (customKey) return customKey;
-		if (!byIntent) return deriveIdempotencyKey(this, i, 'job', input);
-		const failed = failedOfInput(state, input, reuseMinutes);
-		const parts = { lookBackMs: reuseMinutes * 60_000, occurrence, failed, attempt };
-		return deriveIntentKey(this, 'job', input, parts, now());
-	};
-	let idempotencyKey = keyOf(0);
-	const runBudget = options.maxCreditsPerRun;
-	if (job && runBudget !== undefined) state.budget.count(job);
-	let quote: IDataObject | undefined;
-	if (!job && (options.maxCredits !== undefined || runBudget !== undefined)) {
-		quote = await guardCost(this, input, options.maxCredits, capabilities, i, maxWaitSeconds);
-	}
-	if (!job) {
-		const request = { input, idempotencyKey, quote, runBudget, i, maxWaitSeconds };
-		job = await createJob(this, state, request);
-		// An intent's key may name a job this run already holds (another execution's run had the same
-		// inputs in another order) or that an earlier run of this node in this execution used (a loop):
-		// then the intent's next key, as the other execution would take. Each such answer is a distinct
-		// job of those, so this ends.
-		const taken = (id: string) => state.claimed.has(id) || usedInEarlierRun(this, id);
-		for (let attempt = 1; byIntent && taken(job.id); attempt++) {
-			if (attempt > state.claimed.size + MAX_LOOP_ATTEMPTS) break;
-			idempotencyKey = keyOf(attempt);
-			job = await createJob(this, state, { ...request, idempotencyKey });
-		}
-	}
-	state.claimed.add(job.id);
-	recordUsedJob(this, job.id);
-	this.logger.info(
-		adopted
-			? `Generation Service job ${job.id} picked up (${job.state}): same input created recently, nothing charged again`
-			: `Generation Service job ${job.id} created (${job.state}${job.replayed ? ', replayed' : ''}, ${job.reservedCredits} credits reserved)`,
-		{ jobId: job.id },
-	);
-	const extra = { replayed: job.replayed ?? false, adopted, idempotencyKey };
-	if (!waitOpts) return [{ json: { ...job, ...extra }, pairedItem: { item: i } }];
-	const created = job;
-	state.continueLater(i, async () => {
-		const item = await waitForJob(this, state, created.id, i, waitOpts, created);
-		item.json = { ...item.json, ...extra };
-		return [item];
+	const wait = options.waitForCompletion ? readWaitOptions(this, i, options) : undefined;
+	return await createJob(this, run, {
+		itemIndex: i,
+		input,
+		customKey: customKey || undefined,
+		maxCredits: options.maxCredits,
+		runBudget: options.maxCreditsPerRun,
+		reuse: options.reuseRecentJob ?? DEFAULT_REUSE,
+		reuseMinutes: Number(options.reuseWithinMinutes ?? DEFAULT_REUSE_MINUTES),
+		maxWaitSeconds,
+		wait,
 	});
-	return [];
 }

@@ -16,7 +16,7 @@ import {
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { downloadJobOutput, readJob } from '../../../shared/jobs';
 import { normalizeRange } from '../../../shared/range';
-import type { RunState } from '../../../shared/jobs';
+import type { JobRun } from '../../../shared/jobs';
 import { readJobId } from './get.operation';
 
 const properties: INodeProperties[] = [
@@ -37,14 +37,14 @@ export const description = updateDisplayOptions(
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
-	state: RunState,
+	run: JobRun,
 ): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const jobId = readJobId(this, i);
 	const range = normalizeRange(this, options.range as string | undefined, undefined, i);
 	const maxWaitSeconds = maxWaitOf(options);
 	const job = await readJob(this, jobId, { itemIndex: i, maxWaitSeconds });
-	const binary = await state.downloads.run(
+	const binary = await run.downloads.run(
 		async () => await downloadJobOutput(this, job, i, { range, maxWaitSeconds }),
 	);
 	return [

@@ -13,7 +13,7 @@ import {
 } from '../../../shared/descriptions/common';
 import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
 import { ensureGenerationAvailable, pricingOf, quoteJob } from '../../../shared/jobs';
-import type { RunState } from '../../../shared/jobs';
+import type { JobRun } from '../../../shared/jobs';
 import { toItems } from '../../../shared/router';
 
 const properties: INodeProperties[] = [
@@ -33,10 +33,10 @@ export const description = updateDisplayOptions(
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
-	state: RunState,
+	run: JobRun,
 ): Promise<INodeExecutionData[]> {
 	const { input, options } = readGeneration<IDataObject>(this, i);
-	const capabilities = await ensureGenerationAvailable(this, input.mode, state, i);
+	const capabilities = await ensureGenerationAvailable(this, input.mode, run, i);
 	const quote = await quoteJob(this, input, i, maxWaitOf(options));
 	const pricing = pricingOf(capabilities);
 	return toItems(pricing === undefined ? quote : { ...quote, pricing: pricing as IDataObject }, i);

@@ -10,7 +10,7 @@ import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descr
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { waitOptions } from '../../../shared/descriptions/wait';
 import { readWaitOptions, waitForJob } from '../../../shared/jobs';
-import type { RunState } from '../../../shared/jobs';
+import type { JobRun } from '../../../shared/jobs';
 import { readJobId } from './get.operation';
 
 const properties: INodeProperties[] = [
@@ -30,11 +30,11 @@ export const description = updateDisplayOptions(
 export async function execute(
 	this: IExecuteFunctions,
 	i: number,
-	state: RunState,
+	run: JobRun,
 ): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const jobId = readJobId(this, i);
 	const waitOpts = readWaitOptions(this, i, options);
-	state.continueLater(i, async () => [await waitForJob(this, state, jobId, i, waitOpts)]);
+	run.continueLater(i, async () => [await waitForJob(this, run, jobId, i, waitOpts)]);
 	return [];
 }
