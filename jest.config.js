@@ -10,6 +10,11 @@ if (!process.env.N8N_USER_FOLDER) {
 	process.env.GS_JEST_OWN_USER_FOLDER = process.env.N8N_USER_FOLDER;
 }
 
+// The nodes log each job's progress at n8n's info level (n8n's logger, a winston console transport): useful in
+// n8n, ~800 lines with stack frames in a jest run, where they bury a failure. Warnings and errors still show;
+// `N8N_LOG_LEVEL=info npm run test:unit` shows everything.
+process.env.N8N_LOG_LEVEL ??= 'warn';
+
 /** @type {import('jest').Config} */
 module.exports = {
 	preset: 'ts-jest',
