@@ -1,7 +1,11 @@
 // Installing the package as users do: Settings → Community Nodes → Install in a real browser, against a local
 // npm registry (verdaccio, started here, no uplinks) that serves the packed package. n8n runs its own
-// `npm pack` / `npm install` from N8N_COMMUNITY_PACKAGES_REGISTRY, loads the nodes without a restart, offers the
-// next version as an update (its `npm outdated`), updates and uninstalls.
+// `npm pack` / `npm install` from N8N_COMMUNITY_PACKAGES_REGISTRY and loads the nodes without a restart. Then
+// a release is rehearsed (tools/lib/release.mjs): `npm run release` (release-it) in a temporary clone bumps the
+// version, dates the CHANGELOG, commits, tags and pushes; a plain `npm publish` of the tag is refused by the
+// prerelease guard; publish.yml's `npm run release:ci` (n8n-node release as GitHub runs it) publishes the tag
+// to the registry — only provenance differs from GitHub (no OIDC here). n8n offers that version as an update
+// (its `npm outdated`), installs it, runs it, and uninstalls.
 //
 // Offline on purpose: every registry call n8n makes goes to the local registry (install and update through
 // N8N_COMMUNITY_PACKAGES_REGISTRY, its `npm outdated` update check through npm_config_registry); the
@@ -20,11 +24,11 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
 import { startRegistry } from '../../scripts/local-registry.mjs';
+import { outsideAllowList, tarballFiles } from '../../tools/lib/package-contents.mjs';
+import { changelogDate, rehearseRelease } from '../../tools/lib/release.mjs';
 import {
-	cleanEnv,
 	ownerSession,
 	runManuallyFromTrigger,
-	run,
 	startServer,
 	trackDir,
 } from '../../scripts/n8n-host.mjs';
@@ -32,6 +36,7 @@ import { dismissPopups, launchBrowser } from './browser.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,
+	REPO,
 	ensureHost,
 	openInstance,
 	packOnce,
@@ -51,32 +56,6 @@ function nodeDisplayNames(distRoot) {
 	});
 }
 
-/** Unpack a tarball into a temp dir, let `edit(pkgJson, pkgDir)` change it, and `npm pack` it again. */
-async function repack(tarball, edit) {
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-repack-'));
-	trackDir(dir);
-	execFileSync('tar', ['-xzf', tarball, '-C', dir]);
-	const pkgDir = path.join(dir, 'package');
-	const pj = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
-	edit(pj, pkgDir);
-	fs.writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify(pj, null, 2));
-	const r = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
-		cwd: pkgDir,
-		env: cleanEnv(),
-	});
-	if (r.code !== 0) throw new Error(`npm pack (repack) failed:\n${r.stdout}${r.stderr}`);
-	return path.join(
-		dir,
-		path.basename(JSON.parse(r.stdout.slice(r.stdout.indexOf('[')))[0].filename),
-	);
-}
-
-/** The next patch version of a semver string. */
-function nextPatch(version) {
-	const [maj, min, patch] = version.split('-')[0].split('.').map(Number);
-	return `${maj}.${min}.${patch + 1}`;
-}
-
 describe(
 	'Community Nodes install from a registry, in the browser (n8n 2.41.1)',
 	{ timeout: INSTALL_TIMEOUT_MS + 15 * 60_000 },
@@ -89,10 +68,10 @@ describe(
 		let page;
 		let cookie;
 		let tarball;
-		let nextTarball;
-		let nextVersion;
 		let displayNames;
+		let identityWorkflow;
 		let installed = false; // the later steps need the install step
+		let released; // the rehearsal's release
 		const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-install-'));
 		trackDir(work);
 
@@ -100,10 +79,6 @@ describe(
 			async () => {
 				await ensureHost({ version: '2' });
 				tarball = await packOnce();
-				nextVersion = nextPatch(PACKAGE.version);
-				nextTarball = await repack(tarball, (pj) => {
-					pj.version = nextVersion;
-				});
 				const unpacked = path.join(work, 'unpacked');
 				fs.mkdirSync(unpacked);
 				execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
@@ -238,6 +213,29 @@ describe(
 				);
 		});
 
+		/** Account → Get Identity through n8n's REST API: the identity it output. */
+		async function runIdentity() {
+			const execution = await runManuallyFromTrigger(
+				inst,
+				server.base,
+				cookie,
+				identityWorkflow.id,
+				'Manual',
+			);
+			const runs = execution.data.resultData.runData.Identity;
+			assert.ok(
+				runs?.length,
+				`the node did not run: ${JSON.stringify(execution.data.resultData.error ?? {})}`,
+			);
+			assert.equal(runs[0].error, undefined, JSON.stringify(runs[0].error));
+			const out = runs[0].data.main[0].map((i) => i.json);
+			assert.equal(out.length, 1);
+			assert.ok(Object.keys(out[0]).length > 0, `empty identity: ${JSON.stringify(out)}`);
+			assert.doesNotMatch(JSON.stringify(out), new RegExp(emu.keys.full.replace(/[.]/g, '\\.')));
+			emu.assertNoViolations();
+			return out[0];
+		}
+
 		it('a workflow with an installed node runs against the emulator without a restart', async () => {
 			assert.ok(installed, 'the install step failed');
 			const credential = await rest('POST', '/credentials', {
@@ -245,7 +243,7 @@ describe(
 				type: 'generationServiceApi',
 				data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 			});
-			const wf = await rest('POST', '/workflows', {
+			identityWorkflow = await rest('POST', '/workflows', {
 				name: 'Installed from the registry',
 				nodes: [
 					{
@@ -270,23 +268,59 @@ describe(
 				settings: { executionOrder: 'v1' },
 				active: false,
 			});
-			const execution = await runManuallyFromTrigger(inst, server.base, cookie, wf.id, 'Manual');
-			const runs = execution.data.resultData.runData.Identity;
-			assert.ok(
-				runs?.length,
-				`the node did not run: ${JSON.stringify(execution.data.resultData.error ?? {})}`,
-			);
-			assert.equal(runs[0].error, undefined, JSON.stringify(runs[0].error));
-			const out = runs[0].data.main[0].map((i) => i.json);
-			assert.equal(out.length, 1);
-			assert.ok(Object.keys(out[0]).length > 0, `empty identity: ${JSON.stringify(out)}`);
-			assert.doesNotMatch(JSON.stringify(out), new RegExp(emu.keys.full.replace(/[.]/g, '\\.')));
-			emu.assertNoViolations();
+			await runIdentity();
 		});
 
-		it('the page offers the next version published to the registry, and updates to it', async (t) => {
-			assert.ok(installed, 'the install step failed');
-			await registry.publish(nextTarball);
+		it('a release rehearsal publishes the next version; a plain npm publish is refused', async (t) => {
+			const t0 = Date.now();
+			released = await rehearseRelease({ repo: REPO, registry, log });
+			const { version, previousVersion } = released;
+			t.diagnostic(
+				`release ${previousVersion} → ${version} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${Object.entries(
+					released.steps,
+				)
+					.map(([step, s]) => `${step} ${s.toFixed(1)} s`)
+					.join(', ')}`,
+			);
+			// npm run release: bump, CHANGELOG, commit, tag (the tag publish.yml's filter matches: its own test)
+			const [maj, min, patch] = previousVersion.split('.').map(Number);
+			assert.equal(version, `${maj}.${min}.${patch + 1}`);
+			assert.equal(released.lockVersion, version);
+			assert.equal(released.lockRootVersion, version);
+			assert.equal(released.tag, version);
+			assert.equal(released.commitSubject, `Release ${version}`);
+			const section = new RegExp(
+				`## \\[Unreleased\\]\\n\\n## \\[${version.replace(/\./g, '\\.')}\\] - ${changelogDate()}\\n\\n### Fixed\\n\\n- A change to release`,
+			);
+			assert.match(released.changelog, section);
+			// a laptop's plain npm publish: the guard refuses, nothing reaches the registry
+			assert.notEqual(released.refusal.code, 0);
+			assert.match(
+				released.refusal.out,
+				/n8n-node prerelease[\s\S]*Run `npm run release` to publish/,
+			);
+			assert.ok(
+				!released.refusal.registryVersions.includes(version),
+				'published despite the guard',
+			);
+			// publish.yml's release:ci: the registry has it, and what it got passes the tarball's allow-list
+			assert.match(
+				released.publishOutput,
+				new RegExp(`\\+ ${PACKAGE.name}@${version.replace(/\./g, '\\.')}`),
+			);
+			const doc = await registry.view(PACKAGE.name);
+			assert.ok(doc?.versions?.[version], `the registry lacks ${version}`);
+			const file = path.join(work, `released-${version}.tgz`);
+			fs.writeFileSync(
+				file,
+				Buffer.from(await (await fetch(doc.versions[version].dist.tarball)).arrayBuffer()),
+			);
+			assert.deepEqual(outsideAllowList(tarballFiles(file)), [], 'the released tarball');
+		});
+
+		it('the page offers the released version, installs it, and it runs', async (t) => {
+			assert.ok(installed && released, 'the install or the release step failed');
+			const nextVersion = released.version;
 			await openCommunityNodes();
 			const update = packageCard().getByRole('button', { name: 'Update' });
 			await update.waitFor({ timeout: 300_000 });
@@ -308,6 +342,8 @@ describe(
 			await openCommunityNodes();
 			await packageCard().getByText(`v${nextVersion}`).waitFor({ timeout: 300_000 });
 			assert.equal(await packageCard().getByRole('button', { name: 'Update' }).count(), 0);
+			// the released version runs: Account → Get Identity
+			await runIdentity();
 		});
 
 		it('uninstalls from the page; the nodes are gone from n8n and the node panel', async () => {
