@@ -1004,7 +1004,7 @@ async function main() {
 		emit('```');
 		emit();
 		emit(
-			`The first run installs n8n ${machine.n8n} into \`~/.cache/n8n-nodes-generation-service\` (a few minutes) and builds the previous version into \`${path.join(os.tmpdir(), 'gs-bench-prev')}\`. Durations of this run: setup ${fmtS(setupMs)}${Object.entries(
+			`The first run installs n8n ${machine.n8n} into \`~/.cache/n8n-nodes-generation-service\` (about 5 minutes) and builds the previous version into \`${path.join(os.tmpdir(), 'gs-bench-prev')}\`. Durations of this run: setup ${fmtS(setupMs)}${Object.entries(
 				durations,
 			)
 				.map(([k, v]) => `, ${k} ${fmtS(v)}`)

@@ -29,7 +29,9 @@ async function main() {
 	const emu = await startEmulator({ jobTiming: { queuedMs: 1000, runningMs: 4000 } });
 	say(`    ${emu.baseUrl}`);
 
-	say(`3/5 prepare real n8n (host ${version}; the first run installs it, a few minutes)…`);
+	say(
+		`3/5 prepare real n8n (host ${version}; the first run installs it into ~/.cache: about 5 minutes)…`,
+	);
 	const host = await ensureHost({ version });
 	say(`    n8n ${host.n8nVersion} in ${host.dir}`);
 
@@ -91,32 +93,28 @@ async function main() {
 			process.exitCode = 1;
 			return;
 		}
-		nextSteps({ tarball, file });
+		nextSteps({ file });
 	} finally {
 		await inst.close();
 		await emu.close();
 	}
 }
 
-/** What to do next: the demo's n8n was a throw-away instance, so say how to get the workflow into an editor. */
-function nextSteps({ tarball, file }) {
-	const node24 = Number(process.versions.node.split('.')[0]) >= 24;
+/** What to do next: the demo's n8n was a throw-away instance; `npm start` is the ready editor. */
+function nextSteps({ file }) {
 	const lines = [
 		'',
 		'Next steps',
-		"  The run above used a throw-away n8n (already deleted). To open the workflow in n8n's editor:",
-		'  1. Install the package in your n8n: Settings → Community Nodes → Install (once published), or',
-		`     \`npm install ${tarball}\` in ~/.n8n/nodes, then restart n8n.`,
-		'  2. Workflows → Import from File → examples/character-replacement.json. In its Paths node, set',
-		`     samplesDir to ${path.join(REPO, 'examples', 'samples')} and outputDir to a folder;`,
-		'     n8n must be allowed to read and write both (N8N_RESTRICT_FILE_ACCESS_TO).',
-		"  3. Credential (Generation Service API): your service's Base URL ending in /v1 and a real API key with",
-		'     assets:write, assets:read, jobs:write, jobs:read (a run spends at most 20 credits: Max Credits).',
-		'     To stay local instead: `npm run emulator`, http://127.0.0.1:4010/v1 and the key it prints.',
+		'  The run above used a throw-away n8n (already deleted).',
+		'  - `npm start` opens a ready n8n editor on this machine: the package installed, a credential',
+		'    pointing at a local emulator and every example imported. It prints the URL and the login;',
+		'    the URL opens this character-replacement workflow (Ctrl-C stops everything).',
+		'  - With your own service: in your n8n, Settings → Community Nodes → Install',
+		'    `n8n-nodes-generation-service`; a credential "Generation Service API" with your Base URL (ending',
+		'    in /v1) and an API key with assets:write, assets:read, jobs:write, jobs:read (a run spends at most',
+		'    20 credits: Max Credits); then Workflows → Import from File → examples/character-replacement.json',
+		'    and set its Paths node (samplesDir, outputDir: folders n8n may read and write).',
 		`  The MP4 of this run: ${file}`,
-		'  `npm run dev` is for editing the nodes: n8n-node dev runs `npx n8n@latest` (needs Node >= 24' +
-			(node24 ? ')' : `, this is ${process.version})`),
-		'  with this folder linked in; it starts no emulator and imports nothing, so steps 2 and 3 apply there too.',
 	];
 	say(lines.join('\n'));
 }

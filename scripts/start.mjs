@@ -94,7 +94,7 @@ export async function startLocal({
 		jobTiming,
 	});
 
-	log('3/5 prepare n8n 2.x (the first start installs it into the cache, a few minutes)…');
+	log('3/5 prepare n8n 2.x (the first start installs it into ~/.cache: about 5 minutes)…');
 	await ensureHost({ version: '2' });
 	const firstStart = !fs.existsSync(path.join(userFolder, '.gs-start-ready'));
 	const outputDir = path.join(userFolder, 'output');
@@ -154,14 +154,18 @@ async function main() {
 	};
 	process.on('SIGINT', shutdown);
 	process.on('SIGTERM', shutdown);
+	const [first, ...others] = EXAMPLES.map((file) => loadExample(file));
 	say(
 		[
 			'',
 			`n8n is ready: ${local.base}`,
+			`  open         ${local.base}/workflow/${first.id}`,
+			`               after the login it shows "${first.name}":`,
+			`               click "Execute workflow"; its MP4 goes to ${local.outputDir}`,
 			`  log in       ${OWNER_LOGIN.email} / ${OWNER_LOGIN.password}`,
 			`  emulator     ${local.emu.baseUrl} (the credential "${CREDENTIAL.name}" uses it)`,
-			`  workflows    ${EXAMPLES.map((f) => path.basename(f, '.json')).join(', ')}`,
-			`               open "character-replacement" and click "Execute workflow"; MP4s go to ${local.outputDir}`,
+			`  also         ${others.map((w) => `"${w.name}"`).join('\n               ')}`,
+			`               (Overview → Workflows)`,
 			`  user folder  ${local.userFolder} (kept between starts; delete it to start over)`,
 			'',
 			'Ctrl-C stops n8n and the emulator.',

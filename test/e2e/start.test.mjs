@@ -1,7 +1,7 @@
 // `npm start` as a newcomer runs it: the real command (npm start -- --port P --emulator-port Q) in its own
 // process group with a fresh user folder; once it prints "n8n is ready", the printed URL and login open a
-// session through n8n's REST API, the credential and every example are there, and the emulator it started
-// answers on its printed URL. Then Ctrl-C (SIGINT to the whole process group, as a terminal sends it): the
+// session through n8n's REST API, the credential and every example are there, the printed "open" URL leads
+// through n8n's sign-in to the example in Chromium, and the emulator it started answers on its printed URL. Then Ctrl-C (SIGINT to the whole process group, as a terminal sends it): the
 // command says "stopped.", exits 0, nothing listens on either port and no process of the group is left.
 // The emulator's referee saw no client mistake (read over its control API before the stop).
 // n8n 2.x only (npm start starts the cached 2.x host).
@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test';
 
 import { freePort, pidAlive } from '../../scripts/n8n-host.mjs';
 import { CREDENTIAL, EXAMPLES } from '../../scripts/start.mjs';
+import { launchBrowser } from './browser.mjs';
 import { INSTALL_TIMEOUT_MS, REPO, e2eHosts } from './harness.mjs';
 
 const READY_BOUND_MS = INSTALL_TIMEOUT_MS; // a bound to fail instead of hang (the first start installs n8n)
@@ -137,6 +138,24 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 			ours.length >= 5,
 			`our node types in the editor: ${ours.map((t) => t.name).join(', ')}`,
 		);
+
+		// the printed "open" URL, as a newcomer follows it: n8n's sign-in, then the example, not n8n's home page
+		const openUrl = /open\s+(\S+)/.exec(out)?.[1];
+		const shown = /after the login it shows "([^"]+)"/.exec(out)?.[1];
+		assert.ok(openUrl?.startsWith(`${base}/workflow/`) && shown, out);
+		const { page, close } = await launchBrowser();
+		try {
+			page.setDefaultTimeout(120_000);
+			await page.goto(openUrl, { waitUntil: 'domcontentloaded' });
+			await page.locator('input[name="emailOrLdapLoginId"]').fill(email);
+			await page.locator('input[name="password"]').fill(password);
+			await page.locator('input[name="password"]').press('Enter');
+			await page.waitForURL((url) => url.pathname === new URL(openUrl).pathname);
+			await page.getByText(shown, { exact: true }).first().waitFor();
+			t.diagnostic(`the printed URL opens "${shown}" after the login`);
+		} finally {
+			await close();
+		}
 
 		const emulatorRoot = emulatorUrl.replace(/\/v1\/?$/, '');
 		const capabilities = await fetch(`${emulatorUrl.replace(/\/$/, '')}/capabilities`);
