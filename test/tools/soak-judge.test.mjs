@@ -102,6 +102,23 @@ describe('early arrivals (retry_after_key, retry_after_ip)', () => {
 		assert.equal(r.violations[0].process, W1);
 	});
 
+	test('a wait another process was told less than the in-flight grace before, or over, is no collision', () => {
+		const entries = [
+			told('r1', T0 + 1000, W1, 3),
+			entry('r2', T0 + 1400, W2, { violations: ['retry_after_key'] }), // 0.4 s after: in flight
+			entry('r3', T0 + 4000, W2, { violations: ['retry_after_key'] }), // the wait is over
+		];
+		const r = judge(
+			[
+				violation('r2', T0 + 1400, 'retry_after_key'),
+				violation('r3', T0 + 4000, 'retry_after_key'),
+			],
+			{ entries },
+		);
+		assert.deepEqual(r.collisions, []);
+		assert.equal(r.violations.length, 2);
+	});
+
 	test("the IP's wait told to another process is a collision; another scope's is not", () => {
 		const entries = [
 			told('r1', T0 + 1000, MAIN, 4, { ip: true }),
@@ -154,7 +171,12 @@ describe('used-up windows (exhausted_window)', () => {
 	});
 
 	test('a used-up window of another key than the shared one is a violation', () => {
-		const arrivals = [arrival('b1', T0 + 100, W2, KEY_B), arrival('b2', T0 + 200, W1, KEY_B)];
+		// worker2 used that window of key B and of the shared key A too
+		const arrivals = [
+			arrival('b1', T0 + 100, W2, KEY_B),
+			arrival('a1', T0 + 150, W2),
+			arrival('b2', T0 + 200, W1, KEY_B),
+		];
 		const entries = [entry('b2', T0 + 200, W1, { keyId: KEY_B, violations: ['exhausted_window'] })];
 		const r = judge([violation('b2', T0 + 200, 'exhausted_window', KEY_B)], { arrivals, entries });
 		assert.deepEqual(r.collisions, []);
@@ -271,9 +293,14 @@ describe('an unknown process', () => {
 			[UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN],
 		);
 	});
+});
 
-	test('other kinds are violations whoever sent them', () => {
-		const entries = [entry('p1', T0, W1, { violations: ['poll_too_soon'] })];
+describe('other kinds of violation', () => {
+	test('are violations whoever sent them, whatever another process was told', () => {
+		const entries = [
+			told('r0', T0 - 1000, W2, 5),
+			entry('p1', T0, W1, { violations: ['poll_too_soon'] }),
+		];
 		const r = judge([violation('p1', T0, 'poll_too_soon')], { entries });
 		assert.deepEqual(r.collisions, []);
 		assert.equal(r.violations.length, 1);
