@@ -37,7 +37,8 @@
 // that budget and other processes looked at that key's list too (described: which process, the looks it had
 // left by itself, which others looked). The process behind each such request (and each first-page look) is
 // found as it arrives (the emulator's arrival watcher gives the client's port; /proc gives its owner), and
-// the process told to wait while its 429 is answered (the journal watcher).
+// the process told to wait while its 429 is answered (the journal watcher). The soak only collects these facts;
+// the judging is pure functions over them (tools/lib/soak/judge.mjs, unit-tested in test/tools/).
 // Violations fail the soak (`npm run soak` and the short soak in npm test, test/e2e/queue-mode.test.mjs test
 // e); collisions are counted and described, not failed on: a process that shares nothing with the others
 // cannot know what they were told or how much of the window they used, and learns it from its own 429, as
@@ -68,6 +69,25 @@ import {
 	startQueueStack,
 	waitUntil,
 } from './queue-host.mjs';
+import {
+	arrivalFact,
+	countCollisionKinds,
+	describeCollisions,
+	ipLimitedByRole,
+	journalFact,
+	judgeExecutions,
+	judgeViolations,
+	ownerNeededAtArrival,
+	ownerNeededInJournal,
+	processName,
+	reportedCollisions,
+	RUNNING_STATUSES,
+	stillRunning,
+	UNKNOWN,
+	violationsProblem,
+} from '../tools/lib/soak/judge.mjs';
+
+export { describeCollisions };
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE_NAME = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).name;
@@ -466,10 +486,9 @@ export function socketOwner(stack, emuPort, clientPort) {
 	};
 	const running = stack.processes().filter((p) => p.running && p.pid);
 	// the node's requests leave from n8n's own process; its task runner (same group) is looked at last
-	const name = (p) => `${p.name} (pid ${p.pid})`;
-	for (const p of running) if (holds(p.pid)) return name(p);
+	for (const p of running) if (holds(p.pid)) return processName(p);
 	for (const p of running)
-		for (const pid of groupPids(p.pid)) if (pid !== p.pid && holds(pid)) return name(p);
+		for (const pid of groupPids(p.pid)) if (pid !== p.pid && holds(pid)) return processName(p);
 	return undefined;
 }
 
@@ -513,8 +532,6 @@ export async function allExecutions(stack, pageSize = 20) {
 	}
 }
 
-const RUNNING = ['running', 'new', 'waiting', 'unknown'];
-
 /** What one caller's item asks for: a prompt, or (a replacement has none) its mode, duration and ratio. */
 const intentOf = (input) =>
 	input.mode === 'character_replacement'
@@ -551,62 +568,26 @@ export async function runSoak({
 	emu.control.clearFaults();
 	emu.control.setSettings({ ipLimit: null });
 	const emuPort = Number(new URL(emu.baseUrl).port);
-	// the referee's list_poll_too_soon rule, to judge each process's own looks (tsx runs the soak)
-	const { judgeListLooks, LIST_LOOK_BURST } = await import('../emulator/src/referee.ts');
-	// who was told to wait (429 with Retry-After, by the IP limit or a key's), and who arrived before the end
-	// of such a wait: the process behind each of these requests, looked up while its socket is open (at
-	// arrival for an early one, while answered for a 429)
-	const holds = []; // { scope: 'ip' | keyId, at, end, process }
-	const processOfRequest = new Map(); // requestId -> process (or 'unknown')
-	// every first page of a job list (any key, any answer: the referee charges each look at its arrival), to
-	// judge each process's own looks apart: { requestId, at, keyId, process, unfinished (null unless 2xx) }
-	const listLooks = [];
-	// the process behind an early arrival, a request into a used-up window, a first-page look and every
-	// request of key A, looked up as it arrives: a request the emulator answers after the client gave up (a
-	// slow answer beyond the timeout) has no socket any more when its journal entry is written
-	// violations judged by the process behind them (a collision when another process caused the limit)
-	const judgedByProcess = (violations) =>
-		violations.some((k) => ['retry_after_ip', 'retry_after_key', 'exhausted_window'].includes(k));
+	// what the judge needs (tools/lib/soak/judge.mjs), with the process behind each request, looked up while
+	// its socket is open: as it arrives (an early arrival, a request into a used-up window, a first-page look
+	// and every request of key A: a request the emulator answers after the client gave up, a slow answer
+	// beyond the timeout, has no socket any more when its journal entry is written), else as it is answered
+	// (a 429 telling its process to wait)
+	const facts = { arrivals: [], entries: [] };
 	const ownerAtArrival = new Map(); // requestId -> process, until its journal entry
-	const keyAArrivals = []; // { at, process } of every request of key A (the emulator counts it at arrival)
 	const unwatchArrivals = emu.control.watchArrivals((a) => {
-		const judged = judgedByProcess(a.violations);
-		const keyA = a.keyId === keys.a.keyId;
-		if (!judged && !keyA && !(a.jobListLook && a.keyId !== null)) return;
+		if (!ownerNeededAtArrival(a, keys.a.keyId)) return;
 		const owner = a.remotePort && socketOwner(stack, emuPort, a.remotePort);
 		if (owner) ownerAtArrival.set(a.requestId, owner);
-		if (keyA) keyAArrivals.push({ at: a.at, process: owner || 'unknown' });
+		facts.arrivals.push(arrivalFact(a, owner || UNKNOWN));
 	});
 	const unwatch = emu.control.watchJournal((e) => {
 		const atArrival = ownerAtArrival.get(e.requestId);
 		ownerAtArrival.delete(e.requestId);
-		const scope =
-			e.status === 429 && e.retryAfter !== null
-				? e.errorCode === 'ip_rate_limited'
-					? 'ip'
-					: e.errorCode === 'rate_limited'
-						? e.keyId
-						: undefined
-				: undefined;
-		const early = judgedByProcess(e.violations);
-		const look = e.jobListLook && e.keyId !== null;
-		if (!scope && !early && !look) return;
+		if (!ownerNeededInJournal(e)) return;
 		const owner =
-			atArrival || (e.remotePort && socketOwner(stack, emuPort, e.remotePort)) || 'unknown';
-		processOfRequest.set(e.requestId, owner);
-		if (scope) holds.push({ scope, at: e.at, end: e.at + e.retryAfter * 1000, process: owner });
-		if (look) {
-			const unfinished = e.unfinishedListed ?? null;
-			listLooks.push({
-				requestId: e.requestId,
-				at: e.at,
-				keyId: e.keyId,
-				process: owner,
-				unfinished,
-			});
-		}
-		if (e.errorCode === 'ip_rate_limited')
-			count(stats.ipLimited, owner.replace(/ \(pid \d+\)$/, ''));
+			atArrival || (e.remotePort && socketOwner(stack, emuPort, e.remotePort)) || UNKNOWN;
+		facts.entries.push(journalFact(e, owner));
 	});
 	let ipLimitTimer;
 	const liftIpLimit = () => {
@@ -625,15 +606,10 @@ export async function runSoak({
 		faults: {},
 		processFaults: {},
 		skipped: {},
-		ipLimited: {}, // process -> 429 ip_rate_limited answers it got
 	};
 	// Redis restarts (it saves and reloads its data; one that kept nothing lost executions): an execution the
 	// main enqueued before one and no worker ever started was lost with the queue (n8n leaves it `new`)
 	const redisRestartedAt = [];
-	const lostWithQueue = (e, byWorker) =>
-		e.status === 'new' &&
-		!byWorker[e.id] &&
-		redisRestartedAt.some((at) => Date.parse(e.createdAt ?? e.startedAt ?? '') <= at);
 	const intents = new Map(); // intent (prompt, or a replacement's duration and ratio) -> { workflow, call }
 	let replaceCalls = 0;
 	const count = (map, key, n = 1) => (map[key] = (map[key] ?? 0) + n);
@@ -732,7 +708,7 @@ export async function runSoak({
 	// the workers running now (a stack may hold workers started later, e.g. the queue-mode suite's test f)
 	const workerNames = stack.workers.filter((w) => w.pid !== undefined).map((w) => w.name);
 	const runningOf = async (workflowId) =>
-		(await stack.executions(workflowId)).filter((e) => RUNNING.includes(e.status));
+		(await stack.executions(workflowId)).filter((e) => RUNNING_STATUSES.includes(e.status));
 	/** Workers running no trigger-path execution: a worker killed during one loses that poll's items (n8n). */
 	const killableWorkers = async () => {
 		const busy = new Set(
@@ -905,10 +881,7 @@ export async function runSoak({
 				if (jobs.some((j) => ['queued', 'running'].includes(j.state))) return false;
 				const byWorker = stack.executionsByWorker();
 				const running = (await allExecutions(stack)).filter(
-					(e) =>
-						!execsBefore.has(String(e.id)) &&
-						RUNNING.includes(e.status) &&
-						!lostWithQueue(e, byWorker),
+					(e) => !execsBefore.has(String(e.id)) && stillRunning(e, byWorker, redisRestartedAt),
 				);
 				if (running.length) return false;
 				return jobs.filter((j) => j.state === 'succeeded').every((j) => sink.deliveries.has(j.id));
@@ -959,112 +932,24 @@ export async function runSoak({
 	const strangers = [...sink.deliveries.keys()].filter((id) => !succeeded.some((j) => j.id === id));
 	unwatch();
 	unwatchArrivals();
-	const allViolations = emu.control.violations();
 	// Processes sharing a limit (key A, used by every execution; the IP all of them send from) learn of each
-	// other only from the service's answers (a documented limit): a 429 and its Retry-After one process gets
-	// does not reach the others, which may then send into the used-up window or before that Retry-After ends.
-	// Such a collision is counted apart from the violations, to tell them from a process ignoring what it was
-	// itself told: an early arrival (retry_after_ip / _key) is a collision only when its process was not told
-	// itself (the process behind each request is looked up while its socket is open); a request into key A's
-	// used-up window is one only when requests of another known process counted in that window (the emulator
-	// counts a request in the window it arrives in), else a violation. List looks are judged
-	// per process too: the referee's list_poll_too_soon spends one budget of first-page looks per key, so
-	// processes each following their jobs at the advised pace drain it together; such a look is a collision
-	// only when its process's own looks of that key, judged alone with the referee's rule (judgeListLooks),
-	// were within the budget and another known process looked at that key's list within the time the budget
-	// takes to refill; a process over the budget by itself, or unknown, stays a violation. Violations fail the
+	// other only from the service's answers (a documented limit): the judge tells their collisions from a
+	// process ignoring what it was itself told (its rules: tools/lib/soak/judge.mjs). Violations fail the
 	// soak; collisions are reported (see the header).
 	const settings = emu.control.settings();
-	const grace = settings.inFlightGraceMs;
-	const minPoll = settings.minPollIntervalMs;
-	const ownLook = new Map(); // requestId -> { tooSoon, credit } of its process's looks of its key alone
-	const looksOf = new Map(); // `${process} ${keyId}` -> looks, in arrival order
-	for (const l of listLooks) {
-		if (l.process === 'unknown') continue;
-		const k = `${l.process} ${l.keyId}`;
-		if (!looksOf.has(k)) looksOf.set(k, []);
-		looksOf.get(k).push(l);
-	}
-	for (const looks of looksOf.values()) {
-		looks.sort((a, b) => a.at - b.at);
-		judgeListLooks(looks, minPoll).forEach((j, i) => ownLook.set(looks[i].requestId, j));
-	}
-	const collisionOf = (v) => {
-		if (v.kind === 'exhausted_window') {
-			const who = processOfRequest.get(v.requestId) ?? 'unknown';
-			if (v.keyId !== keys.a.keyId || who === 'unknown') return undefined;
-			const start = Math.floor(v.at / RATE_WINDOW_MS) * RATE_WINDOW_MS;
-			const sharedWith = [
-				...new Set(
-					keyAArrivals
-						.filter(
-							(r) => r.at >= start && r.at <= v.at && r.process !== who && r.process !== 'unknown',
-						)
-						.map((r) => r.process),
-				),
-			];
-			return sharedWith.length ? { process: who, sharedWith } : undefined;
-		}
-		if (v.kind === 'list_poll_too_soon') {
-			const who = processOfRequest.get(v.requestId) ?? 'unknown';
-			const own = ownLook.get(v.requestId);
-			if (who === 'unknown' || !own || own.tooSoon) return undefined;
-			const refillMs = LIST_LOOK_BURST * minPoll;
-			const sharedWith = [
-				...new Set(
-					listLooks
-						.filter(
-							(l) =>
-								l.keyId === v.keyId &&
-								l.process !== who &&
-								l.process !== 'unknown' &&
-								l.at >= v.at - refillMs &&
-								l.at <= v.at,
-						)
-						.map((l) => l.process),
-				),
-			];
-			if (!sharedWith.length) return undefined;
-			// a process's first look is not judged: it had the whole burst
-			const ownCredit = Math.floor((own.credit ?? LIST_LOOK_BURST) * 10) / 10;
-			return { process: who, ownCredit, sharedWith };
-		}
-		if (v.kind !== 'retry_after_ip' && v.kind !== 'retry_after_key') return undefined;
-		const scope = v.kind === 'retry_after_ip' ? 'ip' : v.keyId;
-		const who = processOfRequest.get(v.requestId) ?? 'unknown';
-		const covering = holds.filter((h) => h.scope === scope && h.at + grace <= v.at && v.at < h.end);
-		if (who === 'unknown' || covering.some((h) => h.process === who)) return undefined;
-		const told = covering.reduce((a, b) => (b.end > a.end ? b : a), covering[0]);
-		return told
-			? {
-					process: who,
-					toldProcess: told.process,
-					afterMs: v.at - told.at,
-					earlyMs: told.end - v.at,
-				}
-			: undefined;
-	};
-	const collisions = [];
-	const violations = [];
-	for (const v of allViolations) {
-		const c = collisionOf(v);
-		if (c) collisions.push({ kind: v.kind, keyId: v.keyId, at: v.at, detail: c });
-		else violations.push(v);
-	}
-	const collisionKinds = {};
-	for (const c of collisions)
-		count(
-			collisionKinds,
-			c.kind === 'retry_after_ip'
-				? c.kind
-				: `${c.kind} (key ${c.keyId === keys.a.keyId ? 'A' : c.keyId})`,
-		);
+	const { violations, collisions } = judgeViolations(emu.control.violations(), facts, {
+		sharedKeyId: keys.a.keyId,
+		rateWindowMs: RATE_WINDOW_MS,
+		graceMs: settings.inFlightGraceMs,
+		minPollIntervalMs: settings.minPollIntervalMs,
+	});
+	const collisionKinds = countCollisionKinds(collisions, (id) => (id === keys.a.keyId ? 'A' : id));
 	const executions = (await allExecutions(stack)).filter((e) => !execsBefore.has(String(e.id)));
 	const byWorker = stack.executionsByWorker();
-	const lostInQueue = executions.filter((e) => lostWithQueue(e, byWorker));
-	const leftRunning = executions.filter(
-		(e) => RUNNING.includes(e.status) && !lostInQueue.includes(e),
-	);
+	const { lostWithQueue: lostInQueue, leftRunning } = judgeExecutions(executions, {
+		byWorker,
+		redisRestartedAt,
+	});
 	const execStatus = {};
 	for (const e of executions) count(execStatus, `${e.workflowId}: ${e.status}`);
 	const perWorker = {};
@@ -1079,20 +964,7 @@ export async function runSoak({
 	if (badSha.length) problems.push(`outputs with a wrong sha256: ${badSha.join(', ')}`);
 	if (strangers.length) problems.push(`deliveries of unknown jobs: ${strangers.join(', ')}`);
 	if (!ledger.invariantHolds) problems.push('the ledger invariant does not hold');
-	if (violations.length)
-		problems.push(
-			`${violations.length} referee violation(s): ${violations
-				.slice(0, 10)
-				.map((v) => {
-					const own = ownLook.get(v.requestId);
-					const by = `by ${processOfRequest.get(v.requestId) ?? 'unknown'} at ${secs(v.at - t0)}`;
-					const judged = own
-						? `, its own looks judged alone: ${own.tooSoon ? 'too soon' : 'within'}`
-						: '';
-					return `${v.kind} ${v.method} ${v.path} (${by}${judged}) ${v.detail ?? ''}`;
-				})
-				.join('; ')}`,
-		);
+	if (violations.length) problems.push(violationsProblem(violations, t0));
 	if (leftRunning.length)
 		problems.push(
 			`executions left running: ${leftRunning.map((e) => `${e.id} (${e.workflowId}, ${e.status})`).join(', ')}`,
@@ -1133,19 +1005,16 @@ export async function runSoak({
 		// first-page looks it had left by itself, judged alone) and sharedWith (the other processes that looked
 		// at that key's list while its budget refilled); for a used-up window process and sharedWith (the other
 		// processes whose requests counted in that window)
-		collisions: collisions.map(({ kind, keyId, detail }) => ({
-			kind,
-			key:
-				keyId === keys.a.keyId
-					? 'A'
-					: keyId === keys.b.keyId
-						? 'B'
-						: keyId === keys.c.keyId
-							? 'C'
-							: keyId,
-			...detail,
-		})),
-		ipLimited: stats.ipLimited,
+		collisions: reportedCollisions(collisions, (keyId) =>
+			keyId === keys.a.keyId
+				? 'A'
+				: keyId === keys.b.keyId
+					? 'B'
+					: keyId === keys.c.keyId
+						? 'C'
+						: keyId,
+		),
+		ipLimited: ipLimitedByRole(facts.entries), // process name -> 429 ip_rate_limited answers it got
 		leftRunning: leftRunning.length,
 		// executions the main enqueued before a Redis restart that no worker started (n8n leaves them `new`)
 		lostWithQueue: lostInQueue.map((e) => `${e.id} (${e.workflowId})`),
@@ -1159,21 +1028,6 @@ export async function runSoak({
 	};
 	report.collisionNote = collisions.length ? describeCollisions(report) : '';
 	return report;
-}
-
-/** One line on the collisions of processes sharing key A or the IP (empty when none). */
-export function describeCollisions(r) {
-	if (!r.collisions.length) return '';
-	const each = r.collisions.map((c) =>
-		c.kind === 'list_poll_too_soon' && c.process
-			? `${c.kind} key ${c.key ?? '-'}: ${c.process} had ${c.ownCredit} first-page look(s) left by itself; the key's budget was spent with ${c.sharedWith.join(', ')}`
-			: c.kind === 'exhausted_window' && c.process
-				? `${c.kind} key ${c.key ?? '-'}: ${c.process} into a window ${c.sharedWith.join(', ')} used too`
-				: c.process
-					? `${c.kind} key ${c.key ?? '-'}: ${c.process} ${(c.afterMs / 1000).toFixed(2)} s after ${c.toldProcess} was told to wait, ${(c.earlyMs / 1000).toFixed(2)} s before that wait ended`
-					: `${c.kind} key ${c.key}`,
-	);
-	return `${r.collisions.length} collision(s) of processes sharing a limit (not told themselves; list looks within their own budget): ${JSON.stringify(r.sharedKeyCollisions)}: ${each.join('; ')}`;
 }
 
 /** Human summary of a report (also what docs/reliability.md quotes). */
