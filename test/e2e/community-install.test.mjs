@@ -304,8 +304,13 @@ describe(
 				'published despite the guard',
 			);
 			// publish.yml's release:ci: the registry has it, and what it got passes the tarball's allow-list
+			assert.equal(
+				released.published.code,
+				0,
+				`npm run release:ci failed:\n${released.published.out.slice(-4000)}`,
+			);
 			assert.match(
-				released.publishOutput,
+				released.published.out,
 				new RegExp(`\\+ ${PACKAGE.name}@${version.replace(/\./g, '\\.')}`),
 			);
 			const doc = await registry.view(PACKAGE.name);
