@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
-import { extractResult, runError } from '../scripts/n8n-host.mjs';
+import { extractResult, runError } from '../tools/lib/run-data.mjs';
 
 const CLK_TCK = 100; // USER_HZ on Linux (getconf CLK_TCK); /proc/<pid>/stat times are in these ticks
 
@@ -93,7 +93,8 @@ export function executeMeasured(
 			seen.set(pid, s);
 		}
 		peak = Math.max(peak, rss);
-		if (mainPid !== undefined && group.has(mainPid)) mainPeak = Math.max(mainPeak, group.get(mainPid).rss);
+		if (mainPid !== undefined && group.has(mainPid))
+			mainPeak = Math.max(mainPeak, group.get(mainPid).rss);
 	};
 	const sampler = setInterval(sample, sampleMs);
 	let timedOut = false;
@@ -188,7 +189,8 @@ export const fmtS = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s`
  * A `free` box larger than 4 GiB is not needed here; its 32-bit size field covers 20 MiB.
  */
 export function paddedMp4(sample, size) {
-	if (size < sample.length + 8) throw new Error(`size ${size} below the sample (${sample.length} + 8)`);
+	if (size < sample.length + 8)
+		throw new Error(`size ${size} below the sample (${sample.length} + 8)`);
 	const out = Buffer.alloc(size);
 	sample.copy(out, 0);
 	out.writeUInt32BE(size - sample.length, sample.length);

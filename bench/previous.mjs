@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { cleanEnv, run } from '../scripts/n8n-host.mjs';
+import { cleanEnv, run } from '../tools/lib/process.mjs';
 
 const git = (repo, args) => execFileSync('git', ['-C', repo, ...args], { maxBuffer: 64 << 20 });
 
@@ -44,7 +44,8 @@ export async function packCommit(repo, commit, log = () => undefined) {
 			cwd: src,
 			env,
 		});
-		if (ci.code !== 0) throw new Error(`npm ci at ${full}:\n${(ci.stdout + ci.stderr).slice(-3000)}`);
+		if (ci.code !== 0)
+			throw new Error(`npm ci at ${full}:\n${(ci.stdout + ci.stderr).slice(-3000)}`);
 	}
 	const b = await run('npm', ['run', 'build'], { cwd: src, env });
 	if (b.code !== 0) throw new Error(`build at ${full}:\n${(b.stdout + b.stderr).slice(-3000)}`);

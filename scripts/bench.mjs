@@ -27,8 +27,12 @@ import { PROBE_FILE, probeEnv, readProbe, summariseTransfer } from '../bench/pro
 import { summariseProfiles } from '../bench/profile.mjs';
 import { PACING } from '../nodes/shared/transport/pacer.ts';
 import { DOWNLOAD_CONCURRENCY } from '../nodes/shared/jobs/run.ts';
-import { nodeOutput } from './n8n-host.mjs';
-import { REPO, ensureHost, openInstance, packOnce, startEmulator } from '../test/e2e/harness.mjs';
+import { startEmulator } from '../tools/lib/emulator.mjs';
+import { ensureHost } from '../tools/lib/hosts.mjs';
+import { createInstance } from '../tools/lib/instance.mjs';
+import { packOnce } from '../tools/lib/pack.mjs';
+import { REPO } from '../tools/lib/repo.mjs';
+import { nodeOutput } from '../tools/lib/run-data.mjs';
 
 const PARTS = ['requests', 'memory', 'batch', 'creates', 'cpu'];
 const POLL_S = 5;
@@ -175,8 +179,8 @@ async function main() {
 	const emu = await startEmulator({ jobTiming: { queuedMs: 1000, runningMs: 2000 } });
 	emu.control.grantCredits(100_000);
 	const files = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-bench-files-'));
-	const cur = await openInstance({ version: '2', fileAccessDir: files });
-	const prev = previous ? await openInstance({ version: '2', fileAccessDir: files }) : undefined;
+	const cur = await createInstance({ version: '2', fileAccessDir: files });
+	const prev = previous ? await createInstance({ version: '2', fileAccessDir: files }) : undefined;
 	const machine = {
 		cpu: os.cpus()[0]?.model ?? 'unknown',
 		cores: os.cpus().length,

@@ -7,15 +7,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { ensureHost } from './n8n-host.mjs';
-import {
-	REPO,
-	loadExample,
-	openInstance,
-	outputOf,
-	packOnce,
-	startEmulator,
-} from '../test/e2e/harness.mjs';
+import { startEmulator } from '../tools/lib/emulator.mjs';
+import { ensureHost } from '../tools/lib/hosts.mjs';
+import { createInstance } from '../tools/lib/instance.mjs';
+import { packOnce } from '../tools/lib/pack.mjs';
+import { REPO, preparedExample } from '../tools/lib/repo.mjs';
+import { nodeOutput } from '../tools/lib/run-data.mjs';
 
 const say = (msg) => process.stdout.write(`${msg}\n`);
 const version = process.env.GS_DEMO_HOST || '2';
@@ -37,7 +34,7 @@ async function main() {
 
 	const outDir = path.join(REPO, 'demo-output');
 	fs.mkdirSync(outDir, { recursive: true });
-	const inst = await openInstance({ version, fileAccessDir: REPO });
+	const inst = await createInstance({ version, fileAccessDir: REPO });
 	try {
 		await inst.installPackage(tarball);
 		say('4/5 import the credential (emulator) and the character-replacement workflow…');
@@ -49,13 +46,10 @@ async function main() {
 				data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 			},
 		]);
-		const wf = loadExample('character-replacement.json');
-		for (const node of wf.nodes.filter((n) => n.name === 'Paths')) {
-			for (const a of node.parameters.assignments.assignments) {
-				if (a.name === 'samplesDir') a.value = path.join(REPO, 'examples', 'samples');
-				if (a.name === 'outputDir') a.value = outDir;
-			}
-		}
+		const wf = preparedExample('character-replacement.json', {
+			samplesDir: path.join(REPO, 'examples', 'samples'),
+			outputDir: outDir,
+		});
 		await inst.importWorkflow(wf);
 		const before = emu.control.ledger().balance;
 
@@ -66,8 +60,8 @@ async function main() {
 			process.exitCode = 1;
 			return;
 		}
-		const quote = outputOf(res, 'Quote')[0];
-		const job = outputOf(res, 'Wait for Job')[0];
+		const quote = nodeOutput(res.result, 'Quote')[0];
+		const job = nodeOutput(res.result, 'Wait for Job')[0];
 		const after = emu.control.ledger();
 		const file = path.join(outDir, `${job.id}.mp4`);
 		const bytes = fs.readFileSync(file);

@@ -23,15 +23,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
-import { startRegistry } from '../../scripts/local-registry.mjs';
+import { trackDir } from '../../tools/lib/exit.mjs';
 import { outsideAllowList, tarballFiles } from '../../tools/lib/package-contents.mjs';
 import { changelogDate, rehearseRelease } from '../../tools/lib/release.mjs';
-import {
-	ownerSession,
-	runManuallyFromTrigger,
-	startServer,
-	trackDir,
-} from '../../scripts/n8n-host.mjs';
+import { startRegistry } from '../../tools/lib/registry.mjs';
+import { startServer } from '../../tools/lib/server.mjs';
 import { dismissPopups, launchBrowser } from './browser.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
@@ -93,7 +89,7 @@ describe(
 				inst = await openInstance({ version: '2' });
 				// n8n installs, updates and checks for updates against the local registry only
 				server = await startServer(inst, { log, env: registry.n8nEnv() });
-				cookie = await ownerSession(server.base);
+				cookie = await server.rest.session();
 				({ page, close: browser } = await launchBrowser());
 				// generous bounds (to fail instead of hanging), not speed expectations: the machine may be busy
 				page.setDefaultTimeout(120_000);
@@ -122,16 +118,7 @@ describe(
 			}
 		});
 
-		const rest = async (method, p, body) => {
-			const res = await fetch(`${server.base}/rest${p}`, {
-				method,
-				headers: { 'Content-Type': 'application/json', Cookie: cookie },
-				body: body ? JSON.stringify(body) : undefined,
-			});
-			const json = await res.json().catch(() => ({}));
-			if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${JSON.stringify(json)}`);
-			return json.data;
-		};
+		const rest = (method, p, body) => server.rest.request(method, p, body);
 
 		const packageCard = () =>
 			page.locator('[data-test-id="community-package-card"]').filter({ hasText: PACKAGE.name });
@@ -215,13 +202,7 @@ describe(
 
 		/** Account → Get Identity through n8n's REST API: the identity it output. */
 		async function runIdentity() {
-			const execution = await runManuallyFromTrigger(
-				inst,
-				server.base,
-				cookie,
-				identityWorkflow.id,
-				'Manual',
-			);
+			const execution = await server.rest.runFromTrigger(identityWorkflow.id, 'Manual');
 			const runs = execution.data.resultData.runData.Identity;
 			assert.ok(
 				runs?.length,

@@ -18,8 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
-import { freePort } from '../../scripts/n8n-host.mjs';
-import { CREDENTIAL, OWNER_LOGIN, startLocal } from '../../scripts/start.mjs';
+import { freePort } from '../../tools/lib/net.mjs';
+import { CREDENTIAL, OWNER_LOGIN, startLocal } from '../../tools/lib/local-editor.mjs';
 import {
 	VIEWPORT,
 	closeNdv,
@@ -110,7 +110,11 @@ async function readAddOptions(page, expected) {
 	const add = root.locator('[data-test-id="collection-parameter-add"]');
 	// the collection renders a frame after the fields (a form of no fields matches at once): where the
 	// description has options, give it time to appear; where it has none, a control that shows is reported
-	if (expected.length > 0) await add.first().waitFor({ timeout: 20_000 }).catch(() => {});
+	if (expected.length > 0)
+		await add
+			.first()
+			.waitFor({ timeout: 20_000 })
+			.catch(() => {});
 	if ((await add.count()) === 0) return [];
 	const isButton = await add.first().evaluate((el) => el.tagName === 'BUTTON');
 	if (isButton) {

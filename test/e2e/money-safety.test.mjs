@@ -31,7 +31,8 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport/retry.ts';
-import { loginSession, ownerSession, startServer } from '../../scripts/n8n-host.mjs';
+import { loginSession, ownerSession } from '../../tools/lib/rest.mjs';
+import { startServer } from '../../tools/lib/server.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	e2eHosts,

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
-import { ownerSession, runManuallyFromTrigger, startServer } from '../../scripts/n8n-host.mjs';
+import { startServer } from '../../tools/lib/server.mjs';
 import {
 	outsideAllowList,
 	tarballFiles,
@@ -183,14 +183,7 @@ for (const version of e2eHosts()) {
 				// does (a manual execution from the trigger, through n8n's REST API on a started n8n).
 				const server = await startServer(inst);
 				try {
-					const cookie = await ownerSession(server.base);
-					const execution = await runManuallyFromTrigger(
-						inst,
-						server.base,
-						cookie,
-						wf.id,
-						'Job Finished',
-					);
+					const execution = await server.rest.runFromTrigger(wf.id, 'Job Finished');
 					assert.equal(
 						execution.status,
 						'success',

@@ -23,15 +23,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { startRegistry } from '../../scripts/local-registry.mjs';
-import {
-	callWebhook,
-	itemsOf,
-	jsonBody,
-	startQueueStack,
-	waitUntil,
-} from '../../scripts/queue-host.mjs';
-import { formatReport, publishSoak, runSoak, setupSoak } from '../../scripts/soak.mjs';
+import { startQueueStack } from '../../tools/lib/queue-stack.mjs';
+import { startRegistry } from '../../tools/lib/registry.mjs';
+import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
+import { itemsOf } from '../../tools/lib/run-data.mjs';
+import { formatReport, publishSoak, runSoak, setupSoak } from '../../tools/lib/soak/soak.mjs';
+import { waitUntil } from '../../tools/lib/wait.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,

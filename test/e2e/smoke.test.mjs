@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { builtinSmokeWorkflow, checkSmokeOutput } from '../../scripts/n8n-host.mjs';
+import { builtinSmokeWorkflow, checkSmokeOutput } from '../../tools/lib/smoke.mjs';
 import {
 	FIXTURE_PACKAGE,
 	INSTALL_TIMEOUT_MS,

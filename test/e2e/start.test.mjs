@@ -13,8 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 
-import { freePort, pidAlive } from '../../scripts/n8n-host.mjs';
-import { CREDENTIAL, EXAMPLES } from '../../scripts/start.mjs';
+import { CREDENTIAL, EXAMPLES } from '../../tools/lib/local-editor.mjs';
+import { pidAlive } from '../../tools/lib/locks.mjs';
+import { freePort } from '../../tools/lib/net.mjs';
 import { launchBrowser } from './browser.mjs';
 import { INSTALL_TIMEOUT_MS, REPO, e2eHosts } from './harness.mjs';
 
