@@ -1,0 +1,66 @@
+// Imports go one way: commands (scripts/), suites (test/) and benchmarks (bench/) use the tooling library
+// (tools/lib/); the library uses none of them; suites and benchmarks never import a command; the shipped
+// package (nodes/, credentials/) never imports the tooling.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { REPO } from '../../tools/lib/repo.mjs';
+
+const SOURCE = /\.(mjs|cjs|js|ts)$/;
+
+function filesUnder(dir) {
+	const abs = path.join(REPO, dir);
+	if (!fs.existsSync(abs)) return [];
+	return fs.readdirSync(abs, { withFileTypes: true }).flatMap((e) => {
+		const rel = path.join(dir, e.name);
+		if (e.isDirectory()) return e.name === 'node_modules' ? [] : filesUnder(rel);
+		return SOURCE.test(e.name) ? [rel] : [];
+	});
+}
+
+/** The repo folders (first path segment) that `file`'s relative imports reach. */
+export function importedAreas(file, text = fs.readFileSync(path.join(REPO, file), 'utf8')) {
+	const specs = [
+		...text.matchAll(/\bfrom\s+'([^']+)'/g),
+		...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g),
+		...text.matchAll(/\brequire\(\s*'([^']+)'\s*\)/g),
+	].map((m) => m[1]);
+	return specs
+		.filter((s) => s.startsWith('.'))
+		.map((s) => path.relative(REPO, path.resolve(REPO, path.dirname(file), s)).split(path.sep))
+		.map((parts) => (parts[0] === 'tools' ? `tools/${parts[1]}` : parts[0]));
+}
+
+const RULES = [
+	{ from: 'tools/lib', never: ['scripts', 'test', 'bench'] },
+	{ from: 'scripts', never: ['test'] },
+	{ from: 'test', never: ['scripts'] },
+	{ from: 'bench', never: ['scripts', 'test'] },
+	{ from: 'nodes', never: ['tools/lib', 'scripts', 'test', 'bench', 'emulator'] },
+	{ from: 'credentials', never: ['tools/lib', 'scripts', 'test', 'bench', 'emulator'] },
+];
+
+describe('import direction', () => {
+	for (const rule of RULES) {
+		it(`${rule.from}/ imports nothing from ${rule.never.join(', ')}`, () => {
+			const bad = filesUnder(rule.from).flatMap((file) =>
+				importedAreas(file)
+					.filter((area) => rule.never.includes(area))
+					.map((area) => `${file} → ${area}/`),
+			);
+			assert.deepEqual(bad, []);
+		});
+	}
+
+	it('finds a planted import (the check can fail)', () => {
+		// built from parts, so that this file's own text does not hold the imports it plants
+		const planted = [
+			['import { x } from', "'../../scripts/soak.mjs';"].join(' '),
+			['const y = await import(', "'../../test/e2e/harness.mjs');"].join(''),
+		].join('\n');
+		const areas = importedAreas('tools/lib/example.mjs', planted);
+		assert.deepEqual(areas, ['scripts', 'test']);
+	});
+});
