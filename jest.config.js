@@ -32,4 +32,6 @@ module.exports = {
 	setupFiles: ['<rootDir>/test/helpers/worker-folder.js'],
 	testTimeout: 60000,
 	globalTeardown: '<rootDir>/test/helpers/teardown.js',
+	// in the clone (git ignores .cache), not the system temp folder
+	cacheDirectory: '<rootDir>/.cache/jest',
 };

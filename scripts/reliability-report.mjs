@@ -6,8 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { trackDir } from '../tools/lib/exit.mjs';
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-reliability-')), 'figures.jsonl');
+const figuresDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-reliability-'));
+trackDir(figuresDir); // removed when this command ends
+const out = path.join(figuresDir, 'figures.jsonl');
 const t0 = Date.now();
 const jest = spawnSync(
 	process.execPath,

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 
+import { trackDir } from '../../tools/lib/exit.mjs';
 import { REPO } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
@@ -26,6 +27,7 @@ function nodeHelpers() {
  */
 export function unpacked(tarball) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-e2e-forms-'));
+	trackDir(dir); // removed when the suite's process ends
 	execFileSync('tar', ['xzf', tarball, '-C', dir]);
 	const root = path.join(dir, 'package');
 	fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'));
