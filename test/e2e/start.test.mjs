@@ -16,8 +16,8 @@ import { after, describe, it } from 'node:test';
 import { CREDENTIAL, EXAMPLES } from '../../tools/lib/local-editor.mjs';
 import { pidAlive } from '../../tools/lib/locks.mjs';
 import { freePort } from '../../tools/lib/net.mjs';
-import { launchBrowser } from './browser.mjs';
-import { INSTALL_TIMEOUT_MS, REPO, e2eHosts } from './harness.mjs';
+import { launchBrowser, waitFor } from './browser.mjs';
+import { INSTALL_TIMEOUT_MS, REPO, e2eHosts, loadExample } from './harness.mjs';
 
 const READY_BOUND_MS = INSTALL_TIMEOUT_MS; // a bound to fail instead of hang (the first start installs n8n)
 const STOP_BOUND_MS = 120_000;
@@ -152,8 +152,20 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 			await page.locator('input[name="password"]').fill(password);
 			await page.locator('input[name="password"]').press('Enter');
 			await page.waitForURL((url) => url.pathname === new URL(openUrl).pathname);
-			await page.getByText(shown, { exact: true }).first().waitFor();
-			t.diagnostic(`the printed URL opens "${shown}" after the login`);
+			// its canvas, and n8n's window title names it
+			const nodeNames = loadExample('character-replacement.json').nodes.map((n) => n.name);
+			await page
+				.locator('[data-test-id="canvas-node"]')
+				.filter({ hasText: 'Upload Video' })
+				.first()
+				.waitFor();
+			assert.ok(nodeNames.includes('Upload Video'));
+			await waitFor(async () => (await page.title()).includes(shown), {
+				what: `the window title naming "${shown}"`,
+			});
+			t.diagnostic(
+				`the printed URL opens "${shown}" after the login (title "${await page.title()}")`,
+			);
 		} finally {
 			await close();
 		}

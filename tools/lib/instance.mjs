@@ -6,6 +6,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
+import { trackDir, untrackDir } from './exit.mjs';
 import { lastLines } from './format.mjs';
 import { ENCRYPTION_KEY, ensureHost } from './hosts.mjs';
 import { freePort, releasePort } from './net.mjs';
@@ -35,6 +36,7 @@ export async function createInstance({
 		? path.resolve(lastingFolder)
 		: await fsp.mkdtemp(path.join(os.tmpdir(), `gs-n8n${host.version}-`));
 	if (lastingFolder) keep = true;
+	if (!keep) trackDir(userFolder); // removed also when this process is stopped before close()
 	const files = fileAccessDir ? path.resolve(fileAccessDir) : path.join(userFolder, 'files');
 	fs.mkdirSync(files, { recursive: true });
 	const brokerPort = await freePort();
@@ -151,6 +153,7 @@ export async function createInstance({
 				return;
 			}
 			await fsp.rm(userFolder, { recursive: true, force: true });
+			untrackDir(userFolder);
 			releasePort(brokerPort);
 		},
 	};

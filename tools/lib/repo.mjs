@@ -26,13 +26,20 @@ export function loadExample(file, id) {
 	return wf;
 }
 
-/** An example with the Paths node set to `samplesDir` and an output folder n8n may write (`outputDir`). */
-export function preparedExample(file, { samplesDir, outputDir }) {
-	const wf = loadExample(file);
+/** Where examples point to the n8n that runs them (the MCP example's link to the MP4): replaced when prepared. */
+export const EXAMPLE_N8N_URL = 'https://n8n.example.com';
+
+/**
+ * An example ready for this machine: its Paths node set to `samplesDir` and an output folder n8n may write
+ * (`outputDir`), and `baseUrl` (the n8n that runs it) in place of EXAMPLE_N8N_URL. Only what is given is set.
+ */
+export function preparedExample(file, { samplesDir, outputDir, baseUrl } = {}) {
+	let wf = loadExample(file);
+	if (baseUrl) wf = JSON.parse(JSON.stringify(wf).replaceAll(EXAMPLE_N8N_URL, baseUrl));
 	for (const node of wf.nodes.filter((n) => n.name === 'Paths')) {
 		for (const a of node.parameters.assignments.assignments) {
-			if (a.name === 'samplesDir') a.value = samplesDir;
-			if (a.name === 'outputDir') a.value = outputDir;
+			if (a.name === 'samplesDir' && samplesDir) a.value = samplesDir;
+			if (a.name === 'outputDir' && outputDir) a.value = outputDir;
 		}
 	}
 	return wf;
