@@ -3,14 +3,22 @@
  * thousands of jobs pass through one process, through n8n-core's real contexts against nock on the
  * virtual clock. Pacers stay under their cap and an idle key's pacer is forgotten after its window,
  * while a busy one is kept and its hold honoured; a refused key stays refused; job answers past their
- * reuse age are dropped and the rest stay under their cap.
+ * reuse age are dropped and the rest stay under their cap; capabilities answers stay under theirs.
  */
 import { createHash } from 'crypto';
 import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { Job } from '../../nodes/shared/jobs';
-import { JOB_READS_MEMORY, processJobReads, readJob, rememberJobs } from '../../nodes/shared/jobs';
+import type { Job, JobRun } from '../../nodes/shared/jobs';
+import {
+	CAPABILITIES_MEMORY,
+	JOB_READS_MEMORY,
+	ensureGenerationAvailable,
+	processCapabilities,
+	processJobReads,
+	readJob,
+	rememberJobs,
+} from '../../nodes/shared/jobs';
 import type { Page } from '../../nodes/shared/transport';
 import {
 	PACING,
@@ -296,5 +304,33 @@ describe('job reads: bounded, answers past their reuse age dropped', () => {
 			return {};
 		});
 		expect(reads).toBe(2);
+	});
+});
+
+describe('capabilities: bounded', () => {
+	it('capabilities: at most maxKeys answers (the least recently used go)', async () => {
+		const max = CAPABILITIES_MEMORY.maxKeys;
+		CAPABILITIES_MEMORY.maxKeys = 3;
+		try {
+			nock(BASE)
+				.get('/capabilities')
+				.times(5)
+				.reply(200, ok({ generation: { available: true, modes: ['text_to_video'] } }));
+			for (let n = 1; n <= 5; n++) {
+				await call(async function () {
+					return await ensureGenerationAvailable(
+						this,
+						'text_to_video',
+						undefined as unknown as JobRun,
+						0,
+					);
+				}, keyOf(n));
+			}
+			expect(processCapabilities.answers.size).toBe(3);
+			expect(processCapabilities.pending.size).toBe(0);
+			expect(nock.isDone()).toBe(true);
+		} finally {
+			CAPABILITIES_MEMORY.maxKeys = max;
+		}
 	});
 });

@@ -19,7 +19,7 @@ import {
 	reuseApplies,
 	usedInEarlierRun,
 } from './adoption';
-import { ensureGenerationAvailable, guardCost } from './generation';
+import { ensureGenerationAvailable, forgetCapabilitiesOn, guardCost } from './generation';
 import type { Job } from './job';
 import { rememberJobs } from './reads';
 import type { JobRun } from './run';
@@ -89,6 +89,7 @@ async function postJob(
 	);
 	if (!sent.created) {
 		if (hold) run.budget.failed(hold, sent.error);
+		await forgetCapabilitiesOn(ctx, sent.error);
 		throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
 			? sent.error
 			: new NodeOperationError(ctx.getNode(), sent.error as Error, { itemIndex });

@@ -36,3 +36,4 @@ export type { CreateRequest } from './create';
 export { RunBudget } from './budget';
 export { DOWNLOAD_CONCURRENCY, JobRun, openJobRun } from './run';
 export type { JobFollower } from './watcher';
+export { CAPABILITIES_MEMORY, processCapabilities } from './generation';
