@@ -1,14 +1,16 @@
 /**
  * Creates without extra reads: capabilities read once per process and key for a while (dropped when an
- * answer says they changed). Through n8n-core's real contexts against the emulator over real HTTP; the
- * referee must see no violation.
+ * answer says they changed), the look-up of a recent identical job served by the key's process-wide
+ * recent-jobs view (at most one list look per poll interval) — without weakening money safety.
+ * Through n8n-core's real contexts against the emulator over real HTTP; the referee must see no
+ * violation.
  */
 import type { IDataObject, INodeExecutionData, IRunExecutionData } from 'n8n-workflow';
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
 import type { Emulated } from '../helpers/emulated';
 import { journalCount, startEmulated } from '../helpers/emulated';
-import { runNode } from '../helpers/n8n';
+import { newExecutionData, runNode } from '../helpers/n8n';
 
 const node = new GenerationServiceJob();
 
@@ -57,9 +59,43 @@ async function fails(promise: Promise<unknown>) {
 }
 
 const capabilityReads = () => journalCount(env.emu, 'GET', /^\/v1\/capabilities$/);
+const listLooks = () =>
+	env.emu.control
+		.journal()
+		.filter((e) => e.method === 'GET' && e.path === '/v1/jobs' && !/cursor=/.test(e.query))
+		.map((e) => e.at);
 const posts = () => journalCount(env.emu, 'POST', /^\/v1\/jobs$/);
 
-describe('capabilities: read once per process and key for a while', () => {
+describe('creates without extra reads', () => {
+	it('12 concurrent webhook creates on one key: capabilities and the recent-jobs list read once', async () => {
+		const items = await Promise.all(
+			Array.from({ length: 12 }, (_, n) =>
+				create({ executionId: `e${n}`, parameters: { prompt: `a fox in the snow, take ${n}` } }),
+			),
+		);
+		expect(new Set(items.map((i) => i.json.id)).size).toBe(12);
+		expect(capabilityReads()).toBe(1);
+		expect(listLooks()).toHaveLength(1);
+		expect(posts()).toBe(12);
+		// 14 requests for 12 creates (was 36: capabilities, the look-up and the create for each)
+		expect(env.emu.control.journal()).toHaveLength(14);
+	});
+
+	it('webhook creates arriving over 22 s: the recent-jobs list at most once per poll interval', async () => {
+		const started = env.clock.clock.now();
+		const calls: Array<Promise<INodeExecutionData>> = [];
+		for (let n = 0; n < 12; n++) {
+			calls.push(create({ executionId: `e${n}`, parameters: { prompt: `take ${n}` } }));
+			await env.clock.clock.sleep(2_000);
+		}
+		await Promise.all(calls);
+		const looks = listLooks();
+		const gaps = looks.slice(1).map((at, i) => at - looks[i]);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(5000);
+		expect(looks.length).toBeLessThanOrEqual(Math.ceil((env.clock.clock.now() - started) / 5000));
+		expect(capabilityReads()).toBe(1);
+	});
+
 	it('capabilities are read again after a minute, and after a create answered 503 engine_unavailable', async () => {
 		await create({ executionId: 'e1' });
 		await env.clock.clock.sleep(30_000);
@@ -103,5 +139,60 @@ describe('capabilities: read once per process and key for a while', () => {
 		expect(next.message).toMatch(/^The mode "text_to_video" is not available now/);
 		expect(capabilityReads()).toBe(2);
 		expect(journalCount(env.emu, 'POST', /^\/v1\/jobs\/quote$/)).toBe(2);
+	});
+});
+
+describe('money safety with the shared recent-jobs view', () => {
+	const startedBy = (source: 'webhook' | 'trigger', at: number, type: string) =>
+		newExecutionData({ version: 1, establishedAt: at, source, triggerNode: { name: 'T', type } });
+
+	it('a webhook called again at once on another worker (another process): one job, charged once', async () => {
+		// another key of the account stands for another n8n process: its own pacer, watcher and view
+		const otherWorker = env.emu.control.createKey().secret;
+		const [a, b] = await Promise.all([
+			create({
+				executionId: 'e1',
+				runExecutionData: startedBy('webhook', 1_000, 'n8n-nodes-base.webhook'),
+			}),
+			create({
+				executionId: 'e2',
+				apiKey: otherWorker,
+				runExecutionData: startedBy('webhook', 4_000, 'n8n-nodes-base.webhook'),
+			}),
+		]);
+		const journal = env.emu.control.journal();
+		const firstCreate = journal.findIndex((e) => e.method === 'POST' && e.path === '/v1/jobs');
+		const looks = journal.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
+		expect(looks).toHaveLength(2); // each process looked, before either created
+		expect(looks.every((look) => journal.indexOf(look) < firstCreate)).toBe(true);
+		expect(b.json.id).toBe(a.json.id);
+		expect([a, b].filter((i) => i.json.replayed)).toHaveLength(1);
+		expect(env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
+	});
+
+	it("a run guarded by the look alone (n8n's Retry of a schedule's run) takes a look sent after it began", async () => {
+		// this process's view is fresh: a webhook looked a moment ago
+		await create({ executionId: 'w1', parameters: { prompt: 'something else' } });
+		// the schedule's first try ran on another worker and created its job just now, then crashed
+		const otherWorker = env.emu.control.createKey().secret;
+		await env.clock.clock.sleep(1_000);
+		const firstTry = startedBy('trigger', env.clock.clock.now(), 'n8n-nodes-base.scheduleTrigger');
+		const [[first]] = await runNode({
+			node,
+			parameters: { resource: 'job', operation: 'create', ...textJob } as never,
+			credentials: { apiKey: otherWorker, baseUrl: env.emu.baseUrl },
+			executionId: 's1',
+			mode: 'trigger',
+			runExecutionData: firstTry,
+		});
+		await env.clock.clock.sleep(1_000);
+		// n8n's Retry of it here: no intent key (its root is a schedule), so only the look guards it
+		const retried = await create({
+			executionId: 's2',
+			mode: 'retry',
+			runExecutionData: JSON.parse(JSON.stringify(firstTry)) as IRunExecutionData,
+		});
+		expect(retried.json).toMatchObject({ id: first.json.id, adopted: true });
+		expect(posts()).toBe(2);
 	});
 });

@@ -3,7 +3,8 @@
  * thousands of jobs pass through one process, through n8n-core's real contexts against nock on the
  * virtual clock. Pacers stay under their cap and an idle key's pacer is forgotten after its window,
  * while a busy one is kept and its hold honoured; a refused key stays refused; job answers past their
- * reuse age are dropped and the rest stay under their cap; capabilities answers stay under theirs.
+ * reuse age are dropped and the rest stay under their cap; recent-jobs views and capabilities
+ * answers stay under theirs.
  */
 import { createHash } from 'crypto';
 import nock from 'nock';
@@ -13,12 +14,15 @@ import type { Job, JobRun } from '../../nodes/shared/jobs';
 import {
 	CAPABILITIES_MEMORY,
 	JOB_READS_MEMORY,
+	RECENT_JOBS_MEMORY,
 	ensureGenerationAvailable,
 	processCapabilities,
 	processJobReads,
+	processRecentJobs,
 	readJob,
 	rememberJobs,
 } from '../../nodes/shared/jobs';
+import { noteListLook, recentSince } from '../../nodes/shared/jobs/recent';
 import type { Page } from '../../nodes/shared/transport';
 import {
 	PACING,
@@ -307,7 +311,37 @@ describe('job reads: bounded, answers past their reuse age dropped', () => {
 	});
 });
 
-describe('capabilities: bounded', () => {
+describe('recent-jobs views and capabilities: bounded', () => {
+	const job = (n: number, state: Job['state'], createdAt: number, ms = 10_000): Job => ({
+		id: `job_${n.toString(16).padStart(32, '0')}`,
+		state,
+		input: { mode: 'text_to_video', durationSeconds: 5 },
+		reservedCredits: 8,
+		chargedCredits: 0,
+		output: null,
+		outputUrl: null,
+		errorCode: null,
+		createdAt,
+		updatedAt: createdAt + ms,
+	});
+
+	it('views: at most maxViews keys (the least recently used go), each at most maxJobs jobs', () => {
+		const keys = RECENT_JOBS_MEMORY.maxViews + 50;
+		for (let k = 0; k < keys; k++) {
+			noteListLook(`key${k}`, { sentAt: now(), answeredAt: now(), jobs: [], reachedEnd: true });
+		}
+		expect(processRecentJobs.views.size).toBe(RECENT_JOBS_MEMORY.maxViews);
+		expect(processRecentJobs.views.has('key0')).toBe(false);
+		expect(processRecentJobs.views.has(`key${keys - 1}`)).toBe(true);
+		// a look that listed more jobs than a view keeps: the oldest go, and the view no longer claims them
+		const listed = Array.from({ length: 1500 }, (_, n) => job(n, 'queued', now() - n * 1000));
+		noteListLook('busy', { sentAt: now(), answeredAt: now(), jobs: listed, reachedEnd: true });
+		const view = processRecentJobs.views.get('busy')!;
+		expect(view.jobs.size).toBe(RECENT_JOBS_MEMORY.maxJobs);
+		expect(recentSince('busy', now() - 1400 * 1000, now())).toBeUndefined();
+		expect(recentSince('busy', now() - 900 * 1000, now())).toHaveLength(901);
+	});
+
 	it('capabilities: at most maxKeys answers (the least recently used go)', async () => {
 		const max = CAPABILITIES_MEMORY.maxKeys;
 		CAPABILITIES_MEMORY.maxKeys = 3;

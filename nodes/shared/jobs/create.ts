@@ -118,7 +118,7 @@ export async function createJob(
 	let job: Job | undefined;
 	let adopted = false;
 	if (!customKey && reuseApplies(ctx, reuse)) {
-		job = await findAdoptable(ctx, run, input, reuseMinutes, i, maxWaitSeconds);
+		job = await findAdoptable(ctx, run, input, reuseMinutes, i, maxWaitSeconds, byIntent);
 		adopted = job !== undefined;
 	}
 	const keyOf = (attempt: number): string => {
