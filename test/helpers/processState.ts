@@ -1,5 +1,6 @@
 import {
 	processCapabilities,
+	processDurations,
 	processJobReads,
 	processRecentJobs,
 	processWatchers,
@@ -8,7 +9,7 @@ import { processPacing } from '../../nodes/shared/transport';
 
 /**
  * Forgets what the package's process-wide state learned (pacers, IP holds, refusals, job reads, the
- * watchers, recent-jobs views, capabilities): each test starts like a fresh n8n process. Tests clear the maps the shipped modules export; nothing test-only ships.
+ * watchers, recent-jobs views, job durations, capabilities): each test starts like a fresh n8n process. Tests clear the maps the shipped modules export; nothing test-only ships.
  */
 export function forgetProcessState(): void {
 	processPacing.pacers.clear();
@@ -21,6 +22,7 @@ export function forgetProcessState(): void {
 	processJobReads.unsure.clear();
 	processWatchers.clear();
 	processRecentJobs.views.clear();
+	processDurations.byKey.clear();
 	processCapabilities.answers.clear();
 	processCapabilities.pending.clear();
 	processJobReads.addedSinceSweep = 0;

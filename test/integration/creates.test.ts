@@ -1,9 +1,9 @@
 /**
  * Creates without extra reads: capabilities read once per process and key for a while (dropped when an
  * answer says they changed), the look-up of a recent identical job served by the key's process-wide
- * recent-jobs view (at most one list look per poll interval) — without weakening money safety.
- * Through n8n-core's real contexts against the emulator over real HTTP; the referee must see no
- * violation.
+ * recent-jobs view (at most one list look per poll interval) — without weakening money safety — and
+ * the estimate of when a job ends that Create outputs for n8n's Wait node. Through n8n-core's real
+ * contexts against the emulator over real HTTP; the referee must see no violation.
  */
 import type { IDataObject, INodeExecutionData, IRunExecutionData } from 'n8n-workflow';
 
@@ -194,5 +194,50 @@ describe('money safety with the shared recent-jobs view', () => {
 		});
 		expect(retried.json).toMatchObject({ id: first.json.id, adopted: true });
 		expect(posts()).toBe(2);
+	});
+});
+
+describe('when the job should end (for a Wait node)', () => {
+	const plain = (executionId: string, parameters: IDataObject = {}) =>
+		create({ executionId, mode: 'manual', parameters });
+
+	it('from the recent finished jobs of the same mode and duration, else the documented default', async () => {
+		const first = await plain('m1');
+		expect(first.json).toMatchObject({
+			estimatedSeconds: 120,
+			estimatedReadyAt: new Date(Number(first.json.createdAt) + 120_000).toISOString(),
+		});
+		expect(first.json.estimatedFrom).toMatch(/^the default of 120 s/);
+		// two more jobs of 5 s that take 12 and 30 s, followed to their end by this process, whose looks
+		// also show the first one ended (10 s)
+		env.emu.control.scriptJobs([
+			{ queuedMs: 2000, runningMs: 10_000 },
+			{ queuedMs: 2000, runningMs: 28_000 },
+		]);
+		const [waited] = await runNode({
+			node,
+			parameters: {
+				resource: 'job',
+				operation: 'create',
+				...textJob,
+				prompt: '={{ "take " + $json.n }}',
+				options: { waitForCompletion: true, downloadOutput: false },
+			} as never,
+			items: [0, 1].map((n) => ({ json: { n } })),
+			credentials: env.credentials,
+			executionId: 'm2',
+		});
+		const next = await plain('m3', { prompt: 'the next one' });
+		expect(next.json).toMatchObject({
+			estimatedSeconds: 12, // the median, not the mean (17.3)
+			estimatedReadyAt: new Date(Number(next.json.createdAt) + 12_000).toISOString(),
+		});
+		expect(next.json.estimatedFrom).toMatch(/median of 3 recent text_to_video job\(s\) of 5 s/);
+		// another duration: none of its kind seen yet
+		const longer = await plain('m4', { prompt: 'longer', durationSeconds: 10 });
+		expect(longer.json.estimatedSeconds).toBe(120);
+		// Wait for Completion outputs the finished job, without an estimate
+		expect(waited.map((i) => i.json.state)).toEqual(['succeeded', 'succeeded']);
+		expect(waited.every((i) => !('estimatedReadyAt' in i.json))).toBe(true);
 	});
 });

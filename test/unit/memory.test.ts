@@ -3,8 +3,8 @@
  * thousands of jobs pass through one process, through n8n-core's real contexts against nock on the
  * virtual clock. Pacers stay under their cap and an idle key's pacer is forgotten after its window,
  * while a busy one is kept and its hold honoured; a refused key stays refused; job answers past their
- * reuse age are dropped and the rest stay under their cap; recent-jobs views and capabilities
- * answers stay under theirs.
+ * reuse age are dropped and the rest stay under their cap; recent-jobs views, job durations and
+ * capabilities answers stay under theirs.
  */
 import { createHash } from 'crypto';
 import nock from 'nock';
@@ -13,15 +13,18 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import type { Job, JobRun } from '../../nodes/shared/jobs';
 import {
 	CAPABILITIES_MEMORY,
+	ESTIMATE_MEMORY,
 	JOB_READS_MEMORY,
 	RECENT_JOBS_MEMORY,
 	ensureGenerationAvailable,
 	processCapabilities,
+	processDurations,
 	processJobReads,
 	processRecentJobs,
 	readJob,
 	rememberJobs,
 } from '../../nodes/shared/jobs';
+import { noteFinished } from '../../nodes/shared/jobs/estimate';
 import { noteListLook, recentSince } from '../../nodes/shared/jobs/recent';
 import type { Page } from '../../nodes/shared/transport';
 import {
@@ -311,7 +314,7 @@ describe('job reads: bounded, answers past their reuse age dropped', () => {
 	});
 });
 
-describe('recent-jobs views and capabilities: bounded', () => {
+describe('recent-jobs views, job durations and capabilities: bounded', () => {
 	const job = (n: number, state: Job['state'], createdAt: number, ms = 10_000): Job => ({
 		id: `job_${n.toString(16).padStart(32, '0')}`,
 		state,
@@ -340,6 +343,32 @@ describe('recent-jobs views and capabilities: bounded', () => {
 		expect(view.jobs.size).toBe(RECENT_JOBS_MEMORY.maxJobs);
 		expect(recentSince('busy', now() - 1400 * 1000, now())).toBeUndefined();
 		expect(recentSince('busy', now() - 900 * 1000, now())).toHaveLength(901);
+	});
+
+	it('durations: at most maxKeys keys, maxKinds kinds, the samples of the jobs that ended last', () => {
+		for (let k = 0; k < ESTIMATE_MEMORY.maxKeys + 20; k++) {
+			noteFinished(`key${k}`, [job(k, 'succeeded', now())]);
+		}
+		expect(processDurations.byKey.size).toBe(ESTIMATE_MEMORY.maxKeys);
+		const kinds = Array.from({ length: ESTIMATE_MEMORY.maxKinds + 20 }, (_, n) => ({
+			...job(n, 'succeeded', now()),
+			input: { mode: 'text_to_video', durationSeconds: n },
+		}));
+		noteFinished('kinds', kinds);
+		expect(processDurations.byKey.get('kinds')!.size).toBe(ESTIMATE_MEMORY.maxKinds);
+		// 50 jobs of one kind seen newest first (as a list shows them): the 20 that ended last are kept
+		const many = Array.from({ length: 50 }, (_, n) =>
+			job(n, 'succeeded', now() - n * 60_000, 1000 + n),
+		);
+		noteFinished('one kind', many);
+		const samples = processDurations.byKey.get('one kind')!.get('text_to_video|5')!;
+		expect(samples.size).toBe(ESTIMATE_MEMORY.samples);
+		expect([...samples.keys()].sort()).toEqual(
+			many
+				.slice(0, ESTIMATE_MEMORY.samples)
+				.map((j) => j.id)
+				.sort(),
+		);
 	});
 
 	it('capabilities: at most maxKeys answers (the least recently used go)', async () => {

@@ -40,4 +40,5 @@ export { DOWNLOAD_CONCURRENCY, JobRun, openJobRun } from './run';
 export type { JobFollower } from './watcher';
 export { processWatchers } from './watcher';
 export { RECENT_JOBS_MEMORY, processRecentJobs } from './recent';
+export { ESTIMATE_MEMORY, FALLBACK_ESTIMATE_SECONDS, processDurations } from './estimate';
 export { CAPABILITIES_MEMORY, processCapabilities } from './generation';

@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ServiceContext } from '../transport';
 import { apiRequest, cancelSignal, now, resolveService, wait } from '../transport';
+import { noteFinished } from './estimate';
 import type { Job } from './job';
 import { MIN_POLL_MS, isFinished } from './job';
 import { noteJobs } from './recent';
@@ -72,6 +73,7 @@ export async function rememberJobs(ctx: ServiceContext, jobs: Job[]): Promise<vo
 		processJobReads.unsure.delete(key);
 	}
 	noteJobs(serviceKey, jobs, at);
+	noteFinished(serviceKey, jobs);
 	processJobReads.addedSinceSweep += jobs.length;
 	if (
 		processJobReads.addedSinceSweep >= JOB_READS_MEMORY.sweepEveryAdds ||
