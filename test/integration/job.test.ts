@@ -423,12 +423,15 @@ describe('picking up a recent identical job instead of paying again', () => {
 				source: 'webhook',
 				triggerNode: { name: 'Webhook', type: 'n8n-nodes-base.webhook' },
 			});
-		/** Both executions looked at the job list before either created: the race the look cannot see. */
+		/**
+		 * Both executions looked at the job list before either created: the race the look cannot see. (In one
+		 * n8n process both share one look, the process-wide recent-jobs view; on two workers each looks.)
+		 */
 		const lookedBeforeAnyCreate = () => {
 			const journal = env.emu.control.journal();
 			const firstCreate = journal.findIndex((e) => e.method === 'POST' && e.path === '/v1/jobs');
 			const looks = journal.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
-			return looks.length === 2 && journal.indexOf(looks[1]) < firstCreate;
+			return looks.length >= 1 && journal.indexOf(looks[looks.length - 1]) < firstCreate;
 		};
 
 		it('both derive the intent key: the second create is replayed, one job, charged once', async () => {

@@ -3,14 +3,29 @@
  * thousands of jobs pass through one process, through n8n-core's real contexts against nock on the
  * virtual clock. Pacers stay under their cap and an idle key's pacer is forgotten after its window,
  * while a busy one is kept and its hold honoured; a refused key stays refused; job answers past their
- * reuse age are dropped and the rest stay under their cap.
+ * reuse age are dropped and the rest stay under their cap; recent-jobs views, job durations and
+ * capabilities answers stay under theirs.
  */
 import { createHash } from 'crypto';
 import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { Job } from '../../nodes/shared/jobs';
-import { JOB_READS_MEMORY, processJobReads, readJob, rememberJobs } from '../../nodes/shared/jobs';
+import type { Job, JobRun } from '../../nodes/shared/jobs';
+import {
+	CAPABILITIES_MEMORY,
+	ESTIMATE_MEMORY,
+	JOB_READS_MEMORY,
+	RECENT_JOBS_MEMORY,
+	ensureGenerationAvailable,
+	processCapabilities,
+	processDurations,
+	processJobReads,
+	processRecentJobs,
+	readJob,
+	rememberJobs,
+} from '../../nodes/shared/jobs';
+import { noteFinished } from '../../nodes/shared/jobs/estimate';
+import { noteListLook, recentSince } from '../../nodes/shared/jobs/recent';
 import type { Page } from '../../nodes/shared/transport';
 import {
 	PACING,
@@ -296,5 +311,89 @@ describe('job reads: bounded, answers past their reuse age dropped', () => {
 			return {};
 		});
 		expect(reads).toBe(2);
+	});
+});
+
+describe('recent-jobs views, job durations and capabilities: bounded', () => {
+	const job = (n: number, state: Job['state'], createdAt: number, ms = 10_000): Job => ({
+		id: `job_${n.toString(16).padStart(32, '0')}`,
+		state,
+		input: { mode: 'text_to_video', durationSeconds: 5 },
+		reservedCredits: 8,
+		chargedCredits: 0,
+		output: null,
+		outputUrl: null,
+		errorCode: null,
+		createdAt,
+		updatedAt: createdAt + ms,
+	});
+
+	it('views: at most maxViews keys (the least recently used go), each at most maxJobs jobs', () => {
+		const keys = RECENT_JOBS_MEMORY.maxViews + 50;
+		for (let k = 0; k < keys; k++) {
+			noteListLook(`key${k}`, { sentAt: now(), answeredAt: now(), jobs: [], reachedEnd: true });
+		}
+		expect(processRecentJobs.views.size).toBe(RECENT_JOBS_MEMORY.maxViews);
+		expect(processRecentJobs.views.has('key0')).toBe(false);
+		expect(processRecentJobs.views.has(`key${keys - 1}`)).toBe(true);
+		// a look that listed more jobs than a view keeps: the oldest go, and the view no longer claims them
+		const listed = Array.from({ length: 1500 }, (_, n) => job(n, 'queued', now() - n * 1000));
+		noteListLook('busy', { sentAt: now(), answeredAt: now(), jobs: listed, reachedEnd: true });
+		const view = processRecentJobs.views.get('busy')!;
+		expect(view.jobs.size).toBe(RECENT_JOBS_MEMORY.maxJobs);
+		expect(recentSince('busy', now() - 1400 * 1000, now())).toBeUndefined();
+		expect(recentSince('busy', now() - 900 * 1000, now())).toHaveLength(901);
+	});
+
+	it('durations: at most maxKeys keys, maxKinds kinds, the samples of the jobs that ended last', () => {
+		for (let k = 0; k < ESTIMATE_MEMORY.maxKeys + 20; k++) {
+			noteFinished(`key${k}`, [job(k, 'succeeded', now())]);
+		}
+		expect(processDurations.byKey.size).toBe(ESTIMATE_MEMORY.maxKeys);
+		const kinds = Array.from({ length: ESTIMATE_MEMORY.maxKinds + 20 }, (_, n) => ({
+			...job(n, 'succeeded', now()),
+			input: { mode: 'text_to_video', durationSeconds: n },
+		}));
+		noteFinished('kinds', kinds);
+		expect(processDurations.byKey.get('kinds')!.size).toBe(ESTIMATE_MEMORY.maxKinds);
+		// 50 jobs of one kind seen newest first (as a list shows them): the 20 that ended last are kept
+		const many = Array.from({ length: 50 }, (_, n) =>
+			job(n, 'succeeded', now() - n * 60_000, 1000 + n),
+		);
+		noteFinished('one kind', many);
+		const samples = processDurations.byKey.get('one kind')!.get('text_to_video|5')!;
+		expect(samples.size).toBe(ESTIMATE_MEMORY.samples);
+		expect([...samples.keys()].sort()).toEqual(
+			many
+				.slice(0, ESTIMATE_MEMORY.samples)
+				.map((j) => j.id)
+				.sort(),
+		);
+	});
+
+	it('capabilities: at most maxKeys answers (the least recently used go)', async () => {
+		const max = CAPABILITIES_MEMORY.maxKeys;
+		CAPABILITIES_MEMORY.maxKeys = 3;
+		try {
+			nock(BASE)
+				.get('/capabilities')
+				.times(5)
+				.reply(200, ok({ generation: { available: true, modes: ['text_to_video'] } }));
+			for (let n = 1; n <= 5; n++) {
+				await call(async function () {
+					return await ensureGenerationAvailable(
+						this,
+						'text_to_video',
+						undefined as unknown as JobRun,
+						0,
+					);
+				}, keyOf(n));
+			}
+			expect(processCapabilities.answers.size).toBe(3);
+			expect(processCapabilities.pending.size).toBe(0);
+			expect(nock.isDone()).toBe(true);
+		} finally {
+			CAPABILITIES_MEMORY.maxKeys = max;
+		}
 	});
 });

@@ -4,13 +4,12 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { canonicalJson, executionContextOf, rootMode } from '../idempotency';
 import type { JobRun } from './run';
-import type { Page } from '../transport';
-import { apiRequest, now } from '../transport';
+import { now, resolveService } from '../transport';
 import type { Job } from './job';
-import { rememberJobs } from './reads';
-
-/** Pages of GET /jobs read at most to look back (100 jobs each). */
-const MAX_PAGES = 10;
+import { MIN_POLL_MS, isFinished } from './job';
+import { MAX_VIEW_PAGES, PAGE_SIZE } from './looks';
+import { stateOf } from './recent';
+import { recentJobsOf } from './watcher';
 
 /**
  * "Reuse Identical Recent Job":
@@ -74,7 +73,7 @@ export function intentKeyApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob):
  */
 const RECORD_KEY = 'generationServiceJobs';
 /** Entries kept per execution: twice the jobs the look-back can list. */
-const MAX_RECORDED = MAX_PAGES * 100 * 2;
+const MAX_RECORDED = MAX_VIEW_PAGES * PAGE_SIZE * 2;
 /** Executions the process-wide stand-in remembers. */
 const MAX_FALLBACK_EXECUTIONS = 200;
 
@@ -171,37 +170,27 @@ function normalized(input: IDataObject | undefined): string {
 
 const recentJobsKey = (lookBackMs: number) => `recentJobs:${lookBackMs}`;
 
-/** Jobs created in the last `lookBackMs`, newest first; read once per node run. */
+/** When this node run first looked for a recent job (package clock). */
+function lookUpBegan(run: JobRun): number {
+	const began = (run.cache.get('recentJobsSince') as number | undefined) ?? now();
+	run.cache.set('recentJobsSince', began);
+	return began;
+}
+
+/**
+ * Jobs created in the last `lookBackMs`, newest first, from the key's recent-jobs view that every
+ * execution of the process shares (watcher.ts recentJobsOf: at most one list look per poll interval for
+ * the key, plus every job the process created or read since), from a list look sent at or after
+ * `freshAfter`. What the item saw is kept for its key (failedOfInput).
+ */
 async function recentJobs(
 	ctx: IExecuteFunctions,
 	run: JobRun,
-	lookBackMs: number,
-	itemIndex: number,
-	maxWaitSeconds?: number,
+	wish: { lookBackMs: number; freshAfter: number; itemIndex: number; maxWaitSeconds?: number },
 ): Promise<Job[]> {
-	const cacheKey = recentJobsKey(lookBackMs);
-	const cached = run.cache.get(cacheKey) as Job[] | undefined;
-	if (cached) return cached;
-	const since = now() - lookBackMs;
-	const jobs: Job[] = [];
-	let cursor: string | null = null;
-	for (let page = 0; page < MAX_PAGES; page++) {
-		const qs: IDataObject = { limit: 100 };
-		if (cursor) qs.cursor = cursor;
-		const listed: Page<Job> = await apiRequest<Page<Job>>(ctx, {
-			method: 'GET',
-			path: '/jobs',
-			qs,
-			itemIndex,
-			maxWaitSeconds,
-		});
-		await rememberJobs(ctx, listed.items);
-		jobs.push(...listed.items.filter((job) => job.createdAt >= since));
-		const last = listed.items[listed.items.length - 1];
-		if (!listed.nextCursor || !last || last.createdAt < since) break;
-		cursor = listed.nextCursor;
-	}
-	run.cache.set(cacheKey, jobs);
+	const { lookBackMs, ...rest } = wish;
+	const jobs = await recentJobsOf(ctx, { since: now() - lookBackMs, ...rest });
+	run.cache.set(recentJobsKey(lookBackMs), jobs);
 	return jobs;
 }
 
@@ -215,22 +204,14 @@ export function failedOfInput(run: JobRun, input: IDataObject, lookBackMinutes: 
 		.map((job) => job.id);
 }
 
-/**
- * A job created in the last `lookBackMinutes` with exactly this input, not failed, not already
- * claimed by another item of this run, and not created or picked up by this execution (another node,
- * an earlier node run) — or undefined. Jobs this node used in an earlier try of a retried execution
- * come first. The caller claims (and records) what it adopts.
- */
-export async function findAdoptable(
+/** The recent job of this input the item may pick up (see findAdoptable), oldest first. */
+function pickFrom(
 	ctx: IExecuteFunctions,
 	run: JobRun,
 	input: IDataObject,
-	lookBackMinutes: number,
-	itemIndex: number,
-	maxWaitSeconds?: number,
-): Promise<Job | undefined> {
+	recent: readonly Job[],
+): Job | undefined {
 	const wanted = normalized(input);
-	const recent = await recentJobs(ctx, run, lookBackMinutes * 60_000, itemIndex, maxWaitSeconds);
 	const execution = ctx.getExecutionId() ?? '';
 	const node = nodeKey(ctx);
 	const thisExecution = new Set<string>();
@@ -253,4 +234,42 @@ export async function findAdoptable(
 				normalized(job.input) === wanted,
 		);
 	return candidates.find((job) => earlierTryOfThisNode.has(job.id)) ?? candidates[0];
+}
+
+/**
+ * A job created in the last `lookBackMinutes` with exactly this input, not failed, not already
+ * claimed by another item of this run, and not created or picked up by this execution (another node,
+ * an earlier node run) — or undefined. Jobs this node used in an earlier try of a retried execution
+ * come first. The caller claims (and records) what it adopts.
+ *
+ * The jobs come from the process's shared view of the key (recentJobs). `byIntent` (the run's key comes
+ * from the intent): a view up to one poll interval old will do — what it may miss is a job another
+ * process created within that interval, i.e. an execution of the same intent running at the same time,
+ * which derives the same key (the service replays it: charged once). Otherwise (the look is the only
+ * guard, e.g. n8n's Retry of a schedule's run): a list look sent after this node run began, as when each
+ * run read the list itself. Either way an unfinished job is picked up only as a list look sent after this
+ * run began shows it (a create answer says queued; the job may have failed since): else the next look
+ * (at most one interval away) decides.
+ */
+export async function findAdoptable(
+	ctx: IExecuteFunctions,
+	run: JobRun,
+	input: IDataObject,
+	lookBackMinutes: number,
+	itemIndex: number,
+	maxWaitSeconds?: number,
+	byIntent = false,
+): Promise<Job | undefined> {
+	const began = lookUpBegan(run);
+	const wish = { lookBackMs: lookBackMinutes * 60_000, itemIndex, maxWaitSeconds };
+	const freshAfter = byIntent ? now() - MIN_POLL_MS : began;
+	const candidate = pickFrom(ctx, run, input, await recentJobs(ctx, run, { ...wish, freshAfter }));
+	if (!candidate || isFinished(candidate)) return candidate;
+	const { serviceKey } = await resolveService(ctx, itemIndex);
+	const known = stateOf(serviceKey, candidate.id);
+	if (known?.listed && known.at >= began) return candidate;
+	// a look sent after its state was learned (e.g. its create answer said queued)
+	const freshAfter2 = Math.max(began, (known?.at ?? began) + 1);
+	const fresh = await recentJobs(ctx, run, { ...wish, freshAfter: freshAfter2 });
+	return pickFrom(ctx, run, input, fresh);
 }

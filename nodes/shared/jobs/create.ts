@@ -9,7 +9,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Mode } from '../constants';
 import { canonicalJson, deriveIdempotencyKey, deriveIntentKey } from '../idempotency';
-import { apiRequest, now } from '../transport';
+import { apiRequest, now, resolveService } from '../transport';
 import type { ReuseRecentJob } from './adoption';
 import {
 	failedOfInput,
@@ -19,7 +19,8 @@ import {
 	reuseApplies,
 	usedInEarlierRun,
 } from './adoption';
-import { ensureGenerationAvailable, guardCost } from './generation';
+import { estimateOf } from './estimate';
+import { ensureGenerationAvailable, forgetCapabilitiesOn, guardCost } from './generation';
 import type { Job } from './job';
 import { rememberJobs } from './reads';
 import type { JobRun } from './run';
@@ -89,6 +90,7 @@ async function postJob(
 	);
 	if (!sent.created) {
 		if (hold) run.budget.failed(hold, sent.error);
+		await forgetCapabilitiesOn(ctx, sent.error);
 		throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
 			? sent.error
 			: new NodeOperationError(ctx.getNode(), sent.error as Error, { itemIndex });
@@ -117,7 +119,7 @@ export async function createJob(
 	let job: Job | undefined;
 	let adopted = false;
 	if (!customKey && reuseApplies(ctx, reuse)) {
-		job = await findAdoptable(ctx, run, input, reuseMinutes, i, maxWaitSeconds);
+		job = await findAdoptable(ctx, run, input, reuseMinutes, i, maxWaitSeconds, byIntent);
 		adopted = job !== undefined;
 	}
 	const keyOf = (attempt: number): string => {
@@ -158,7 +160,11 @@ export async function createJob(
 	);
 	const extra = { replayed: job.replayed ?? false, adopted, idempotencyKey };
 	const { wait } = request;
-	if (!wait) return [{ json: { ...job, ...extra }, pairedItem: { item: i } }];
+	if (!wait) {
+		// when it should end, for a Wait node's "At Specified Time" (parking instead of holding a slot)
+		const estimate = estimateOf((await resolveService(ctx, i)).serviceKey, job);
+		return [{ json: { ...job, ...extra, ...estimate }, pairedItem: { item: i } }];
+	}
 	const created = job;
 	run.continueLater(i, async () => {
 		const item = await waitForJob(ctx, run, created.id, i, wait, created);

@@ -5,24 +5,83 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Mode } from '../constants';
 import type { JobRun } from './run';
-import { apiRequest } from '../transport';
+import { MIN_POLL_MS } from './job';
+import { apiRequest, now, resolveService } from '../transport';
 
-/** GET /capabilities, read once per node run (public endpoint: spends nothing). */
+/**
+ * How long one GET /capabilities answer serves every run of the process on its key. Available: one
+ * rate window (a minute: at most one of a key's requests a minute, prices and modes shown at most a
+ * minute old); unavailable: one poll interval (an engine that is back is noticed within 5 s). A create
+ * or quote answered 503 engine_unavailable or 422 mode_unavailable drops it at once (forgetCapabilities).
+ */
+export const CAPABILITIES_MEMORY = {
+	availableMs: 60_000,
+	unavailableMs: MIN_POLL_MS,
+	/** Keys whose answer is kept at most; beyond, the least recently used goes first. */
+	maxKeys: 1_000,
+};
+
+/**
+ * Module state on purpose: the last capabilities answer per service key (≤ CAPABILITIES_MEMORY.maxKeys,
+ * least recently used out first; each expires as above), and the reads on their way (one per key,
+ * removed when answered), which the runs asking meanwhile share.
+ */
+export const processCapabilities = {
+	answers: new Map<string, { capabilities: IDataObject; until: number }>(),
+	pending: new Map<string, Promise<IDataObject>>(),
+};
+
+function expiryOf(capabilities: IDataObject, at: number): number {
+	const generation = (capabilities.generation ?? {}) as IDataObject;
+	return (
+		at +
+		(generation.available === true
+			? CAPABILITIES_MEMORY.availableMs
+			: CAPABILITIES_MEMORY.unavailableMs)
+	);
+}
+
+/** GET /capabilities (public endpoint: spends nothing), shared by the process's runs on the key. */
 export async function capabilitiesOf(
 	ctx: IExecuteFunctions,
-	run: JobRun,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	let capabilities = run.cache.get('capabilities') as IDataObject | undefined;
-	if (!capabilities) {
-		capabilities = await apiRequest<IDataObject>(ctx, {
-			method: 'GET',
-			path: '/capabilities',
-			itemIndex,
-		});
-		run.cache.set('capabilities', capabilities);
+	const { serviceKey } = await resolveService(ctx, itemIndex);
+	const { answers, pending } = processCapabilities;
+	const known = answers.get(serviceKey);
+	if (known && now() < known.until) return known.capabilities;
+	const joined = pending.get(serviceKey);
+	if (joined) {
+		try {
+			return await joined;
+		} catch {
+			// the read it joined failed (e.g. its execution was cancelled): read on its own
+		}
 	}
-	return capabilities;
+	const read = apiRequest<IDataObject>(ctx, { method: 'GET', path: '/capabilities', itemIndex });
+	pending.set(serviceKey, read);
+	try {
+		const capabilities = await read;
+		answers.delete(serviceKey); // re-insert: the map stays in order of last use
+		answers.set(serviceKey, { capabilities, until: expiryOf(capabilities, now()) });
+		while (answers.size > CAPABILITIES_MEMORY.maxKeys) {
+			answers.delete(answers.keys().next().value as string);
+		}
+		return capabilities;
+	} finally {
+		if (pending.get(serviceKey) === read) pending.delete(serviceKey);
+	}
+}
+
+/**
+ * An answer says the capabilities changed (a create or quote refused with 503 engine_unavailable or 422
+ * mode_unavailable): the next run reads them again.
+ */
+export async function forgetCapabilitiesOn(ctx: IExecuteFunctions, error: unknown): Promise<void> {
+	const code = (error as { context?: IDataObject } | undefined)?.context?.errorCode;
+	if (code !== 'engine_unavailable' && code !== 'mode_unavailable') return;
+	const { serviceKey } = await resolveService(ctx);
+	processCapabilities.answers.delete(serviceKey);
 }
 
 /** The service's current price table (its shape is the service's), for run-time messages and output. */
@@ -40,7 +99,7 @@ export async function ensureGenerationAvailable(
 	run: JobRun,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	const capabilities = await capabilitiesOf(ctx, run, itemIndex);
+	const capabilities = await capabilitiesOf(ctx, itemIndex);
 	const generation = (capabilities.generation ?? {}) as IDataObject;
 	if (generation.available !== true) {
 		const reason = generation.reason ? ` (reason: ${String(generation.reason)})` : '';
@@ -72,14 +131,22 @@ export async function quoteJob(
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<IDataObject> {
-	return await apiRequest<IDataObject>(ctx, {
+	const quoted = await apiRequest<IDataObject>(ctx, {
 		method: 'POST',
 		path: '/jobs/quote',
 		body: input,
 		itemIndex,
 		safeToRetry: true,
 		maxWaitSeconds,
-	});
+	}).then(
+		(quote) => ({ quote, error: undefined }),
+		(error: unknown) => ({ quote: undefined, error }),
+	);
+	if (quoted.quote) return quoted.quote;
+	await forgetCapabilitiesOn(ctx, quoted.error);
+	throw quoted.error instanceof NodeApiError || quoted.error instanceof NodeOperationError
+		? quoted.error
+		: new NodeOperationError(ctx.getNode(), quoted.error as Error, { itemIndex });
 }
 
 /** Whether the account is frozen, from GET /balance; undefined when the key may not read it. */

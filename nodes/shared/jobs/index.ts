@@ -15,8 +15,10 @@
 //                                                           (idempotency.ts), then run.continueLater → wait
 //  6. shared/jobs/waiting.ts                                waitForJob: the run's watcher, then the item
 //                                                           with its MP4 (output.ts)
-//  7. shared/jobs/watcher.ts                                the looks: one list page per interval, room for
-//                                                           the next one reserved in the key's window
+//  7. shared/jobs/watcher.ts, keyWatcher.ts, looks.ts       the process-wide watcher of the key: one list
+//                                                           page per interval for every execution waiting
+//                                                           on the key, room for the next look reserved in
+//                                                           the key's window
 //  8. shared/transport/request.ts                           sendRequest: paced, authenticated by n8n
 //                                                           (httpRequestWithAuthentication), retried
 //  9. shared/transport/pacer.ts                             KeyPacer.acquire: when the request may leave
@@ -36,3 +38,7 @@ export type { CreateRequest } from './create';
 export { RunBudget } from './budget';
 export { DOWNLOAD_CONCURRENCY, JobRun, openJobRun } from './run';
 export type { JobFollower } from './watcher';
+export { processWatchers } from './watcher';
+export { RECENT_JOBS_MEMORY, processRecentJobs } from './recent';
+export { ESTIMATE_MEMORY, FALLBACK_ESTIMATE_SECONDS, processDurations } from './estimate';
+export { CAPABILITIES_MEMORY, processCapabilities } from './generation';

@@ -1,8 +1,12 @@
 // Reads of a job, shared by every node run of this n8n process: one job is read at most once per 5 s.
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
 import type { ServiceContext } from '../transport';
-import { apiRequest, now, resolveService } from '../transport';
+import { apiRequest, cancelSignal, now, resolveService, wait } from '../transport';
+import { noteFinished } from './estimate';
 import type { Job } from './job';
 import { MIN_POLL_MS, isFinished } from './job';
+import { noteJobs } from './recent';
 
 interface JobRead {
 	job: Job;
@@ -31,6 +35,12 @@ export const processJobReads = {
 	answers: new Map<string, JobRead>(),
 	/** Only reads on their way (removed when answered): ≤ the job reads in flight in the process. */
 	pending: new Map<string, Promise<Job>>(),
+	/**
+	 * Reads cut off by their execution's cancellation, by when they were sent: the service may have
+	 * answered, so the next read of the job waits 5 s from it. Removed by the next answer; swept after
+	 * 5 s; ≤ JOB_READS_MEMORY.maxAnswers (the oldest out first).
+	 */
+	unsure: new Map<string, number>(),
 	addedSinceSweep: 0,
 	sweptAt: -Infinity,
 };
@@ -41,6 +51,9 @@ function sweepAnswers(at: number): void {
 	processJobReads.sweptAt = at;
 	for (const [key, read] of processJobReads.answers) {
 		if (!isFinished(read.job) && at - read.at >= MIN_POLL_MS) processJobReads.answers.delete(key);
+	}
+	for (const [key, sentAt] of processJobReads.unsure) {
+		if (at - sentAt >= MIN_POLL_MS) processJobReads.unsure.delete(key);
 	}
 }
 
@@ -57,7 +70,10 @@ export async function rememberJobs(ctx: ServiceContext, jobs: Job[]): Promise<vo
 		const key = keyOf(serviceKey, job.id);
 		answers.delete(key); // re-insert: the map stays in order of last answer
 		answers.set(key, { job, at });
+		processJobReads.unsure.delete(key);
 	}
+	noteJobs(serviceKey, jobs, at);
+	noteFinished(serviceKey, jobs);
 	processJobReads.addedSinceSweep += jobs.length;
 	if (
 		processJobReads.addedSinceSweep >= JOB_READS_MEMORY.sweepEveryAdds ||
@@ -73,8 +89,15 @@ export async function rememberJobs(ctx: ServiceContext, jobs: Job[]): Promise<vo
 /** When this process may read the job again without breaking the 5 s rule (0: now). */
 export async function nextReadAt(ctx: ServiceContext, jobId: string): Promise<number> {
 	const { serviceKey } = await resolveService(ctx);
-	const known = processJobReads.answers.get(keyOf(serviceKey, jobId));
-	return known ? known.at + MIN_POLL_MS : 0;
+	const key = keyOf(serviceKey, jobId);
+	const known = processJobReads.answers.get(key);
+	return Math.max(known ? known.at + MIN_POLL_MS : 0, unsureUntil(key));
+}
+
+/** The end of the 5 s after a read of the job whose answer was lost to a cancellation (0: none). */
+function unsureUntil(key: string): number {
+	const sentAt = processJobReads.unsure.get(key);
+	return sentAt === undefined ? 0 : sentAt + MIN_POLL_MS;
 }
 
 /**
@@ -99,13 +122,25 @@ export async function readJob(
 	}
 	const known = processJobReads.answers.get(key);
 	if (known && (isFinished(known.job) || now() - known.at < MIN_POLL_MS)) return known.job;
+	// a read another execution sent and then lost to its cancellation may have reached the service
+	await wait(ctx, unsureUntil(key) - now(), options.itemIndex, 'waiting to read a job');
+	const sentAt = now();
 	const request = apiRequest<Job>(ctx, {
 		method: 'GET',
 		path: `/jobs/${jobId}`,
 		itemIndex: options.itemIndex,
 		maxWaitSeconds: options.maxWaitSeconds,
 		priority: 'poll',
-	});
+	}).then(
+		(job) => job,
+		// marked before anyone who joined this read tries on their own
+		async (error: unknown) => {
+			if (cancelSignal(ctx)?.aborted) markUnsure(key, sentAt);
+			throw error instanceof NodeApiError || error instanceof NodeOperationError
+				? error
+				: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: options.itemIndex });
+		},
+	);
 	processJobReads.pending.set(key, request);
 	try {
 		const job = await request;
@@ -113,5 +148,14 @@ export async function readJob(
 		return job;
 	} finally {
 		if (processJobReads.pending.get(key) === request) processJobReads.pending.delete(key);
+	}
+}
+
+/** A read cut off by its execution's cancellation: the next one waits 5 s from when it was sent. */
+function markUnsure(key: string, sentAt: number): void {
+	const { unsure } = processJobReads;
+	unsure.set(key, sentAt);
+	while (unsure.size > JOB_READS_MEMORY.maxAnswers) {
+		unsure.delete(unsure.keys().next().value as string);
 	}
 }

@@ -1,12 +1,12 @@
 // What one node run of the Job node shares between its items: read-once answers, the jobs it has, its
-// budget, the downloads it streams and the watcher that follows its jobs. The Job node's router opens
-// one per node run (openJobRun); the generic router knows it only as RunHooks.
+// budget, the downloads it streams and its side of the process-wide watchers that follow its jobs. The
+// Job node's router opens one per node run (openJobRun); the generic router knows it only as RunHooks.
 import type { IDataObject, INodeExecutionData, IExecuteFunctions } from 'n8n-workflow';
 
 import type { RunHooks, RunScope } from '../router';
 import { RunBudget } from './budget';
 import type { JobFollower } from './watcher';
-import { JobWatcher } from './watcher';
+import { RunWatcher } from './watcher';
 
 /** How many downloads of one node run stream at once (each is paced by the key's pacer anyway). */
 export const DOWNLOAD_CONCURRENCY = 4;
@@ -70,9 +70,12 @@ export class JobRun implements RunHooks, RunScope {
 		return seen;
 	}
 
-	/** Follows the jobs of this run side by side (started on first use). */
+	/**
+	 * Follows the jobs of this run side by side, with those of every other execution of the process on the
+	 * same key (one process-wide watcher per key; this run's side of it is made on first use).
+	 */
 	get watcher(): JobFollower {
-		this.jobWatcher ??= new JobWatcher(this.ctx);
+		this.jobWatcher ??= new RunWatcher(this.ctx);
 		return this.jobWatcher;
 	}
 
@@ -84,7 +87,7 @@ export class JobRun implements RunHooks, RunScope {
 		this.scope.continueLater(i, work);
 	}
 
-	/** The run failed early: background work stops sending requests. */
+	/** The run failed early: its background waits leave the watchers (the others' looks go on). */
 	stop(): void {
 		this.jobWatcher?.stop();
 	}

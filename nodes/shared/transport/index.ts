@@ -10,6 +10,7 @@ export {
 	sendRequest,
 	wait,
 } from './request';
+export { pause } from './pause';
 export { apiRequestAllItems } from './pages';
 export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';

@@ -107,7 +107,7 @@ const properties: INodeProperties[] = [
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to wait until the job ends and output the MP4 as binary data, like "Wait for Job". The jobs of a batch are followed side by side while the next ones are created.',
+				'Whether to wait until the job ends and output the MP4 as binary data, like "Wait for Job". The jobs of a batch are followed side by side while the next ones are created. Off: the job is output at once with estimatedSeconds and estimatedReadyAt (an ISO date for a Wait node\'s "At Specified Time", so the execution is parked instead of holding a worker) — the median time (createdAt to end) of the last 20 jobs of the same mode and duration this n8n process saw succeed on the account, else 120 s; estimatedFrom says which.',
 		},
 		...waitOptions(true),
 	]),

@@ -1,0 +1,217 @@
+/**
+ * One watcher per key per n8n process (nodes/shared/jobs/keyWatcher.ts): many executions waiting on jobs
+ * of one key at once are served by one list look per poll interval, each learns of its job's end within
+ * one interval, and one that is cancelled or times out leaves without disturbing the others. Through
+ * n8n-core's real contexts against the emulator over real HTTP, on the shared virtual clock; the referee
+ * must see no violation (startEmulated's close()).
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
+import { processWatchers } from '../../nodes/shared/jobs';
+import type { Emulated } from '../helpers/emulated';
+import { sha256, startEmulated } from '../helpers/emulated';
+import { binaryBytes, runNode } from '../helpers/n8n';
+
+const node = new GenerationServiceJob();
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+
+let env: Emulated;
+let apiKey: string;
+
+/** A fresh emulator, a key of 60 requests a minute, jobs of `jobSeconds`. */
+async function service(jobSeconds: number) {
+	env = await startEmulated({
+		jobTiming: { queuedMs: 2000, runningMs: jobSeconds * 1000 - 2000 },
+	});
+	apiKey = env.emu.control.createKey({ requestsPerMinute: 60 }).secret;
+}
+
+afterEach(async () => {
+	await env.close();
+});
+
+interface Execution {
+	id: string;
+	abort?: AbortController;
+	parameters: IDataObject;
+}
+
+/** One execution of the Job node; resolves with its output and when it came (virtual time). */
+async function execute(execution: Execution) {
+	const [out] = await runNode({
+		node,
+		parameters: { resource: 'job', ...execution.parameters } as never,
+		credentials: { apiKey, baseUrl: env.emu.baseUrl },
+		executionId: execution.id,
+		mode: 'webhook',
+		abortSignal: execution.abort?.signal,
+	});
+	return { out, at: env.clock.clock.now() };
+}
+
+const createAndWait = (prompt: string, options: IDataObject = {}): IDataObject => ({
+	operation: 'create',
+	mode: 'text_to_video',
+	prompt,
+	durationSeconds: 5,
+	aspectRatio: '9:16',
+	options: { waitForCompletion: true, ...options },
+});
+
+const waitFor = (jobId: string, options: IDataObject = {}): IDataObject => ({
+	operation: 'waitForJob',
+	jobId: rl(jobId),
+	options,
+});
+
+/** First pages of the job list (a look), by arrival time. */
+const looks = () =>
+	env.emu.control
+		.journal()
+		.filter((e) => e.method === 'GET' && e.path === '/v1/jobs' && !/cursor=/.test(e.query))
+		.map((e) => e.at);
+const jobReads = () =>
+	env.emu.control.journal().filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
+
+async function fails(promise: Promise<unknown>) {
+	try {
+		await promise;
+	} catch (error) {
+		return error as Error & { context: IDataObject };
+	}
+	throw new Error('expected a failure');
+}
+
+async function expectMp4(item: INodeExecutionData) {
+	expect(item.json.state).toBe('succeeded');
+	expect(sha256(await binaryBytes(item))).toBe((item.json.output as IDataObject).sha256);
+}
+
+/** Job ids by creation order, to name each execution's job. */
+const createdJobs = () => [...env.emu.control.jobs()].sort((a, b) => a.createdAt - b.createdAt);
+
+describe('one watcher per key per process', () => {
+	it('10 concurrent executions on one key: one look per interval, each gets its job within one interval of its end', async () => {
+		await service(120);
+		const executions = Array.from({ length: 10 }, (_, n) => ({
+			id: `e${n}`,
+			parameters: createAndWait(`a lighthouse in the fog, take ${n}`),
+		}));
+		const done = await Promise.all(executions.map(execute));
+		const jobs = env.emu.control.jobs();
+		expect(jobs).toHaveLength(10);
+		for (const { out, at } of done) {
+			expect(out).toHaveLength(1);
+			await expectMp4(out[0]);
+			const job = jobs.find((j) => j.id === out[0].json.id)!;
+			// the execution had its job (and its MP4) within one poll interval of the job's end
+			expect(at - job.updatedAt).toBeLessThanOrEqual(5000);
+		}
+		const seen = looks();
+		const gaps = seen.slice(1).map((at, i) => at - seen[i]);
+		// one look per interval for all ten: none sooner than 5 s after the previous, none later than 5 s
+		// after it either once the looks began (the first one waits for the burst of creates)
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(5000);
+		expect(Math.max(...gaps.slice(1))).toBeLessThanOrEqual(5000);
+		const lastEnd = Math.max(...jobs.map((j) => j.updatedAt));
+		expect(seen.length).toBeLessThanOrEqual(Math.ceil((lastEnd - seen[0]) / 5000) + 2);
+		expect(jobReads()).toHaveLength(0); // no execution reads its own job
+		// 1 capabilities + 1 recent-jobs look + 10 creates + the looks + 10 downloads, for ten 120 s jobs
+		expect(env.emu.control.journal().length).toBe(1 + 1 + 10 + seen.length - 1 + 10);
+		expect(processWatchers.size).toBe(0); // nobody follows: the watcher stopped and was forgotten
+	});
+
+	it('a cancelled execution leaves; the others are served on, also when its context sent the look in flight', async () => {
+		await service(60);
+		const executions: Execution[] = Array.from({ length: 3 }, (_, n) => ({
+			id: `e${n}`,
+			abort: new AbortController(),
+			parameters: createAndWait(`a paper crane, take ${n}`),
+		}));
+		// the first execution (whose context sends the looks) is cancelled while its 3rd look is on its way
+		let arrivals = 0;
+		const stop = env.emu.control.watchArrivals((a) => {
+			if (a.method === 'GET' && a.path === '/v1/jobs' && ++arrivals === 3) {
+				executions[0].abort!.abort();
+			}
+		});
+		// the second one later, while the watcher sleeps
+		const running = executions.map(execute);
+		const error = await fails(running[0]);
+		stop();
+		expect(error.message).toMatch(
+			/^The execution was cancelled while waiting for job job_[0-9a-f]{32}\. The job keeps running/,
+		);
+		await env.clock.clock.sleep(7_500);
+		executions[1].abort!.abort();
+		const error1 = await fails(running[1]);
+		expect(error1.message).toContain(String(error1.context.jobId));
+		const { out } = await running[2];
+		await expectMp4(out[0]);
+		const seen = looks();
+		const lastJob = createdJobs().find((j) => j.id === out[0].json.id)!;
+		// the looks went on every 5 s for the one left (a look repeated at once for the cancelled sender)
+		const gaps = seen.slice(1).map((at, i) => at - seen[i]);
+		expect(Math.max(...gaps.slice(1))).toBeLessThanOrEqual(5000);
+		expect(seen.find((at) => at >= lastJob.updatedAt)! - lastJob.updatedAt).toBeLessThanOrEqual(
+			5000,
+		);
+		// the cancelled ones' jobs keep running on the service
+		expect(env.emu.control.jobs().every((j) => j.state === 'succeeded')).toBe(true);
+	});
+
+	it('a lone job followed by two executions: the one that sends its read is cancelled mid-read, the other reads 5 s later', async () => {
+		await service(30);
+		const [[created]] = await runNode({
+			node,
+			parameters: { resource: 'job', ...createAndWait('one job'), options: {} } as never,
+			credentials: { apiKey, baseUrl: env.emu.baseUrl },
+		});
+		const jobId = String(created.json.id);
+		const first: Execution = { id: 'w1', abort: new AbortController(), parameters: waitFor(jobId) };
+		const second: Execution = { id: 'w2', parameters: waitFor(jobId) };
+		let reads = 0;
+		const stop = env.emu.control.watchArrivals((a) => {
+			if (a.path === `/v1/jobs/${jobId}` && ++reads === 2) first.abort!.abort();
+		});
+		const running = [execute(first), execute(second)];
+		await fails(running[0]);
+		stop();
+		const { out } = await running[1];
+		await expectMp4(out[0]);
+		// one GET per look for both; the read after the lost one waited 5 s from it (referee: no poll_too_soon)
+		const at = jobReads().map((e) => e.at);
+		expect(at.slice(1).every((t, i) => t - at[i] >= 5000)).toBe(true);
+	});
+
+	it('a timeout of one follower leaves the others, also while the looks are held back', async () => {
+		await service(150);
+		const executions: Execution[] = [
+			{ id: 'short', parameters: createAndWait('a short wait', { timeout: 1 }) },
+			{ id: 'long', parameters: createAndWait('a long wait') },
+		];
+		const started = env.clock.clock.now();
+		const running = executions.map(execute);
+		// 50 s in, the key is held 30 s (a 429 with Retry-After on a look): the short one's minute ends
+		// during the hold, and it leaves then, not when the next look comes
+		await env.clock.clock.sleep(50_000);
+		env.emu.control.injectFault({
+			method: 'GET',
+			path: '/v1/jobs',
+			action: 'rate_limit',
+			retryAfter: 30,
+			times: 1,
+		});
+		const error = await fails(running[0]);
+		const failedAt = env.clock.clock.now();
+		expect(error.message).toMatch(/^Job job_[0-9a-f]{32} has not finished after 1 min/);
+		expect(error.context.errorCode).toBe('wait_timeout');
+		const held = env.emu.control.journal().find((e) => e.status === 429)!;
+		expect(failedAt).toBeLessThan(held.at + 30_000); // before the hold ended
+		expect(failedAt - started).toBeLessThanOrEqual(60_000 + 1000);
+		const { out } = await running[1];
+		await expectMp4(out[0]);
+		expect(env.emu.control.journal().filter((e) => e.status === 429)).toHaveLength(1);
+	});
+});
