@@ -25,6 +25,8 @@ import { MiB, executeMeasured, fmtMiB, fmtS, median, paddedMp4 } from '../bench/
 import { packCommit } from '../bench/previous.mjs';
 import { PROBE_FILE, probeEnv, readProbe, summariseTransfer } from '../bench/probe.mjs';
 import { summariseProfiles } from '../bench/profile.mjs';
+import { byRoute, perWindow, routeText } from '../bench/journal.mjs';
+import { log, mib1, ms1, ratio2, say, signed, table, yes } from '../bench/report.mjs';
 import { PACING } from '../nodes/shared/transport/pacer.ts';
 import { DOWNLOAD_CONCURRENCY } from '../nodes/shared/jobs/run.ts';
 import { startEmulator } from '../tools/lib/emulator.mjs';
@@ -104,54 +106,8 @@ function parseArgs(argv) {
 	return o;
 }
 
-const say = (m = '') => process.stdout.write(`${m}\n`);
-const log = (m) => process.stderr.write(`[bench] ${m}\n`);
-const ms1 = (ms) => (Number.isFinite(ms) ? `${Math.round(ms)} ms` : 'n/a');
-const yes = (b) => (b ? '**met**' : '**not met**');
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
-const mib1 = (b) => (Number.isFinite(b) ? (b / MiB).toFixed(1) : 'n/a');
-const signed = (b) => (!Number.isFinite(b) ? 'n/a' : b >= 0 ? `+${fmtMiB(b)}` : `−${fmtMiB(-b)}`);
-const ratio2 = (a, b) =>
-	Number.isFinite(a) && Number.isFinite(b) && b > 0 ? (a / b).toFixed(2) : 'n/a';
 const load1 = () => os.loadavg()[0].toFixed(2);
-
-/** Markdown table; also what the console shows. */
-function table(head, rows) {
-	const all = [head, ...rows].map((r) => r.map((c) => String(c ?? '')));
-	const w = head.map((_, i) => Math.max(3, ...all.map((r) => r[i].length)));
-	const line = (r) => `| ${r.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
-	return [
-		line(all[0]),
-		`| ${w.map((n) => '-'.repeat(n)).join(' | ')} |`,
-		...all.slice(1).map(line),
-	].join('\n');
-}
-
-/** Requests of a journal slice by route. */
-function byRoute(j) {
-	const c = { capabilities: 0, create: 0, list: 0, get: 0, download: 0, other: 0 };
-	for (const e of j) {
-		if (e.path === '/v1/capabilities') c.capabilities++;
-		else if (e.method === 'POST' && e.path === '/v1/jobs') c.create++;
-		else if (e.method === 'GET' && e.path === '/v1/jobs') c.list++;
-		else if (e.method === 'GET' && /^\/v1\/jobs\/[^/]+\/output$/.test(e.path)) c.download++;
-		else if (e.method === 'GET' && /^\/v1\/jobs\/[^/]+$/.test(e.path)) c.get++;
-		else c.other++;
-	}
-	return c;
-}
-const routeText = (c) =>
-	`${c.capabilities} cap + ${c.create} create + ${c.list} list + ${c.get} get + ${c.download} download${c.other ? ` + ${c.other} other` : ''} = ${c.capabilities + c.create + c.list + c.get + c.download + c.other}`;
-
-/** Requests per fixed one-minute window (aligned like the emulator's), from the first to the last. */
-function perWindow(j, windowMs = 60_000) {
-	if (!j.length) return [];
-	const first = Math.floor(j[0].at / windowMs);
-	const last = Math.floor(j[j.length - 1].at / windowMs);
-	const counts = Array.from({ length: last - first + 1 }, () => 0);
-	for (const e of j) counts[Math.floor(e.at / windowMs) - first]++;
-	return counts;
-}
 
 // ---------------------------------------------------------------------------------------------------
 
