@@ -1,5 +1,9 @@
-// The report of `npm run bench` as it is written: the markdown table (also what the console shows) and the
-// number formats the sections share.
+// The report of `npm run bench` as it is written: every section a part emits is printed and kept for
+// docs/benchmarks.md, with the goals (met or not, and why) and the findings the parts measured; the markdown
+// table and the number formats the sections share.
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { MiB, fmtMiB } from './measure.mjs';
 
 export const say = (m = '') => process.stdout.write(`${m}\n`);
@@ -23,4 +27,28 @@ export function table(head, rows) {
 		`| ${w.map((n) => '-'.repeat(n)).join(' | ')} |`,
 		...all.slice(1).map(line),
 	].join('\n');
+}
+
+/**
+ * An empty report: `emit(text)` prints a line and keeps it; `goals` ({ goal, result, met, note }),
+ * `findings` (text with this run's figures) and `durations` (part name -> ms) fill up as the parts run.
+ */
+export function createReport() {
+	const md = [];
+	return {
+		md,
+		goals: [],
+		findings: [],
+		durations: {},
+		emit(text = '') {
+			say(text);
+			md.push(text);
+		},
+	};
+}
+
+/** The report as one markdown file. */
+export function writeReport(file, report) {
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	fs.writeFileSync(file, report.md.join('\n') + '\n');
 }
