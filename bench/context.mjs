@@ -1,5 +1,6 @@
-// What every part of `npm run bench` is handed (`ctx`): the options, the emulator, the n8n instance of the
-// package under test (`cur`) and of the previous version (`prev`, when a part asked for it), a folder for
+// What every part of `npm run bench` is handed (`ctx`): the options, the emulator, the packed package
+// (`tarball`, for a part that starts its own n8n: a queue or regular stack of tools/lib), the n8n instance of
+// the package under test (`cur`) and of the previous version (`prev`, when a part asked for it), a folder for
 // files, the report; keys and credentials to make before the imports; one measured `n8n execute` run; the
 // emulator's journal and referee records of one key.
 import { executeMeasured, fmtMiB, fmtS } from './measure.mjs';
@@ -9,12 +10,29 @@ import * as W from './workflows.mjs';
 /** Our nodes' default poll interval (Wait for Completion), in seconds. */
 export const POLL_S = 5;
 
-export function benchContext({ opt, emu, cur, prev, previous, files, report }) {
+/** A credential of our type for the emulator at `baseUrl`. */
+export const ourCredential = (id, secret, baseUrl) => ({
+	id,
+	name: id,
+	type: W.OUR_CRED_TYPE,
+	data: { apiKey: secret, baseUrl },
+});
+
+/** A Header Auth credential (n8n's own, `Authorization: Bearer <secret>`) for the baseline workflows. */
+export const baseCredential = (id, secret) => ({
+	id,
+	name: id,
+	type: W.BASE_CRED_TYPE,
+	data: { name: 'Authorization', value: `Bearer ${secret}` },
+});
+
+export function benchContext({ opt, emu, tarball, cur, prev, previous, files, report }) {
 	const creds = { cur: [], prev: [] };
 	const keys = {};
 	const ctx = {
 		opt,
 		emu,
+		tarball,
 		cur,
 		prev,
 		previous,
@@ -26,22 +44,11 @@ export function benchContext({ opt, emu, cur, prev, previous, files, report }) {
 		creds,
 		/** A key on the emulator, kept in ctx.keys[name]. */
 		key: (name, o) => (keys[name] = emu.control.createKey({ label: name, ...o })),
-		/** A credential of our type for the instance `where` ('cur' or 'prev'). */
+		/** A credential of our type, imported into the instance `where` ('cur' or 'prev'). */
 		ourCred: (id, secret, where = 'cur') =>
-			creds[where].push({
-				id,
-				name: id,
-				type: W.OUR_CRED_TYPE,
-				data: { apiKey: secret, baseUrl: emu.baseUrl },
-			}),
-		/** A Header Auth credential (n8n's own) for the baseline workflows. */
-		baseCred: (id, secret) =>
-			creds.cur.push({
-				id,
-				name: id,
-				type: W.BASE_CRED_TYPE,
-				data: { name: 'Authorization', value: `Bearer ${secret}` },
-			}),
+			creds[where].push(ourCredential(id, secret, emu.baseUrl)),
+		/** A Header Auth credential, imported into `cur`. */
+		baseCred: (id, secret) => creds.cur.push(baseCredential(id, secret)),
 		/** One measured `n8n execute` of workflow `id` on `inst`, logged. */
 		run: async (id, o = {}, inst = cur) => {
 			const r = await executeMeasured(inst, id, o);

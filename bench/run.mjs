@@ -44,7 +44,7 @@ export async function runBench(opt, parts) {
 		await cur.installPackage(tarball);
 		if (prev) await prev.installPackage(previous.tarball);
 		machine.n8nNode = nodeVersion(host.nodeBin);
-		const ctx = benchContext({ opt, emu, cur, prev, previous, files, report });
+		const ctx = benchContext({ opt, emu, tarball, cur, prev, previous, files, report });
 		const prepared = await prepareParts(ctx, chosen);
 		const setupMs = Date.now() - t0;
 		log(`setup done in ${fmtS(setupMs)}`);

@@ -9,7 +9,9 @@
 //                        { workflows, prevWorkflows } to import, and whatever else its run needs
 //   run(ctx, prepared)   measures, then emits its section and adds its goals and findings (ctx.report)
 // ctx is context.mjs's. A part that needs n8n in another shape (a queue-mode stack, a regular stack
-// serving webhooks: tools/lib/queue-stack.mjs, tools/lib/regular-stack.mjs) starts and stops it in its run.
+// serving webhooks: tools/lib/queue-stack.mjs, tools/lib/regular-stack.mjs, both of stack-api.mjs's shape)
+// makes its keys in prepare, builds its credentials with context.mjs's ourCredential/baseCredential, and
+// starts each stack with ctx.tarball in its run, stopping it before the run returns.
 // Adding a part is adding its module and its line below.
 import * as batch from './batch.mjs';
 import * as cpu from './cpu.mjs';
