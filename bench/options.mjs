@@ -1,0 +1,50 @@
+// The command line of `npm run bench`: the options every run has (--only, --out, --no-write, --help) and
+// those each part declares in its module (`options`: [{ flags, key, parse, default, fullIf }]). A run is
+// "full" (it writes docs/benchmarks.md) when it runs every part and each option passes its `fullIf` (by
+// default: the option has its default value).
+import path from 'node:path';
+
+/** "10,30,60" -> [10, 30, 60] */
+export const numbers = (v) => v.split(',').map(Number);
+/** "a,b," -> ['a', 'b'] */
+export const names = (v) => v.split(',').filter(Boolean);
+/** For options that any full run may set (where files go, not what is measured). */
+export const anyValue = () => true;
+
+/** Options of the run itself (besides --only, --out, --no-write, --help). */
+const RUN_OPTIONS = [
+	// the previous version, for the parts that compare with it (needsPrevious)
+	{ flags: ['previous'], key: 'previous', parse: (v) => v, default: '6d65147' },
+];
+
+const isDefault = (spec) => (value) => String(value) === String(spec.default);
+
+/**
+ * Options of a run from argv, or { help: true }. `parts` are the part modules (parts/index.mjs); `outDefault`
+ * is where a full run writes its report unless --out says or --no-write.
+ */
+export function parseArgs(argv, parts, outDefault) {
+	const partNames = parts.map((p) => p.name);
+	const specs = [...RUN_OPTIONS, ...parts.flatMap((p) => p.options ?? [])];
+	const o = { only: partNames, out: undefined, write: true };
+	for (const s of specs) o[s.key] = s.default;
+	for (const a of argv) {
+		const [k, v = ''] = a.replace(/^--/, '').split('=');
+		const spec = specs.find((s) => s.flags.includes(k));
+		if (k === 'only') o.only = names(v);
+		else if (k === 'out') o.out = v;
+		else if (k === 'no-write') o.write = false;
+		else if (k === 'help' || k === 'h') return { help: true };
+		else if (spec) o[spec.key] = spec.parse(v);
+		else throw new Error(`unknown option ${a}`);
+	}
+	for (const p of o.only)
+		if (!partNames.includes(p)) throw new Error(`unknown part ${p} (${partNames})`);
+	for (const part of parts) part.check?.(o);
+	o.full =
+		partNames.every((p) => o.only.includes(p)) &&
+		specs.every((s) => (s.fullIf ?? isDefault(s))(o[s.key]));
+	// docs/benchmarks.md only from a full default run (or wherever --out says)
+	o.outFile = o.out ? path.resolve(o.out) : o.full && o.write ? outDefault : undefined;
+	return o;
+}

@@ -1,0 +1,22 @@
+// The parts of `npm run bench`, in the order they run (and are numbered in the report). A part is a module
+// of bench/parts/ exporting:
+//   name                 what --only calls it
+//   options              its command-line options: [{ flags, key, parse, default, fullIf }] (options.mjs)
+//   check(opt)           optional: throws on options that cannot work together
+//   needsPrevious(opt)   optional: true when it runs the previous version of the package (the run then
+//                        builds it and gives the part a second n8n instance, ctx.prev)
+//   prepare(ctx)         its keys, credentials (ctx.key, ctx.ourCred, ctx.baseCred) and inputs; returns
+//                        { workflows, prevWorkflows } to import, and whatever else its run needs
+//   run(ctx, prepared)   measures, then emits its section and adds its goals and findings (ctx.report)
+// ctx is context.mjs's. A part that needs n8n in another shape (a queue-mode stack, a regular stack
+// serving webhooks: tools/lib/queue-stack.mjs, tools/lib/regular-stack.mjs, both of stack-api.mjs's shape)
+// makes its keys in prepare, builds its credentials with context.mjs's ourCredential/baseCredential, and
+// starts each stack with ctx.tarball in its run, stopping it before the run returns.
+// Adding a part is adding its module and its line below.
+import * as batch from './batch.mjs';
+import * as cpu from './cpu.mjs';
+import * as creates from './creates.mjs';
+import * as memory from './memory.mjs';
+import * as requests from './requests.mjs';
+
+export const PARTS = [requests, memory, batch, creates, cpu];
