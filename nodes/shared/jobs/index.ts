@@ -14,9 +14,11 @@
 //                                                           POST /jobs under the intent's key
 //                                                           (idempotency.ts), then run.continueLater → wait
 //  6. shared/jobs/waiting.ts                                waitForJob: the run's watcher, then the item
-//                                                           with its MP4 (output.ts)
+//                                                           with its MP4 (output.ts); as a tool the item
+//                                                           comes by Max Wait as a Tool, lean (answers.ts)
 //  7. shared/jobs/watcher.ts                                the looks: one list page per interval, room for
-//                                                           the next one reserved in the key's window
+//                                                           the next one reserved in the key's window; a
+//                                                           follower answered at its answerBy
 //  8. shared/transport/request.ts                           sendRequest: paced, authenticated by n8n
 //                                                           (httpRequestWithAuthentication), retried
 //  9. shared/transport/pacer.ts                             KeyPacer.acquire: when the request may leave

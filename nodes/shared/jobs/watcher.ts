@@ -4,7 +4,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Page } from '../transport';
-import { apiRequest, now, releaseRoom, reserveRoom, wait } from '../transport';
+import { apiRequest, now, pause, releaseRoom, reserveRoom, wait } from '../transport';
 import type { Job } from './job';
 import { isFinished } from './job';
 import { readJob, rememberJobs } from './reads';
@@ -14,6 +14,11 @@ export interface FollowOptions {
 	intervalMs: number;
 	timeoutMinutes: number;
 	maxWaitSeconds?: number;
+	/**
+	 * A caller that must answer by then (a tool call): at that time it gets the job as last seen, even
+	 * unfinished, and the job is no longer followed for it; no timeout error then.
+	 */
+	answerBy?: number;
 }
 
 interface Follower extends FollowOptions {
@@ -26,6 +31,8 @@ interface Follower extends FollowOptions {
 interface Followed {
 	createdAt?: number;
 	state?: string;
+	/** The job as last read (or as the caller knew it). */
+	last?: Job;
 	followers: Follower[];
 }
 
@@ -36,7 +43,10 @@ const PAGE_SIZE = 100;
  * (today one JobWatcher per node run).
  */
 export interface JobFollower {
-	/** Resolves with the job once it has succeeded or failed; `known`: what the caller already read. */
+	/**
+	 * Resolves with the job once it has succeeded or failed (or at `answerBy`, as last seen); `known`:
+	 * what the caller already read.
+	 */
 	follow(jobId: string, options: FollowOptions, known?: Job): Promise<Job>;
 	/** The node run ended early: send nothing more. */
 	stop(): void;
@@ -52,25 +62,41 @@ export class JobWatcher implements JobFollower {
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
 	/**
-	 * Resolves with the job once it has succeeded or failed. `known` is what the caller already read
-	 * (e.g. the creation answer): the first look comes one interval after it.
+	 * Resolves with the job once it has succeeded or failed, or at `options.answerBy` with the job as last
+	 * seen. `known` is what the caller already read (e.g. the creation answer): the first look comes one
+	 * interval after it.
 	 */
 	async follow(jobId: string, options: FollowOptions, known?: Job): Promise<Job> {
 		if (known && isFinished(known)) return known;
+		const bound = new AbortController(); // ends the wait for answerBy once the follower is settled
 		return await new Promise<Job>((resolve, reject) => {
 			const start = now();
 			const followed = this.jobs.get(jobId) ?? { followers: [] };
 			if (known) {
 				followed.createdAt = known.createdAt;
 				followed.state = known.state;
+				followed.last = known;
 			}
-			followed.followers.push({
+			const follower: Follower = {
 				...options,
 				dueAt: known ? start + options.intervalMs : start,
-				deadline: start + options.timeoutMinutes * 60_000,
-				resolve,
-				reject,
-			});
+				deadline:
+					options.answerBy === undefined ? start + options.timeoutMinutes * 60_000 : Infinity,
+				resolve: (job) => {
+					bound.abort();
+					resolve(job);
+				},
+				reject: (error) => {
+					bound.abort();
+					reject(error);
+				},
+			};
+			followed.followers.push(follower);
+			if (options.answerBy !== undefined) {
+				void pause(options.answerBy - start, bound.signal).then((due) => {
+					if (due) this.answerNow(jobId, follower);
+				});
+			}
 			this.jobs.set(jobId, followed);
 			if (!this.running) {
 				this.running = true;
@@ -83,6 +109,18 @@ export class JobWatcher implements JobFollower {
 				});
 			}
 		});
+	}
+
+	/**
+	 * A follower's time to answer came (answerBy): it gets the job as last seen and is dropped; a job
+	 * nobody follows any more is not looked at again.
+	 */
+	private answerNow(jobId: string, follower: Follower): void {
+		const followed = this.jobs.get(jobId);
+		if (!followed?.followers.includes(follower)) return;
+		followed.followers = followed.followers.filter((f) => f !== follower);
+		if (followed.followers.length === 0) this.jobs.delete(jobId);
+		follower.resolve(followed.last ?? ({ id: jobId, state: followed.state } as Job));
 	}
 
 	/** The node run ended early (an item failed): stop looking, send nothing more. */
@@ -126,7 +164,8 @@ export class JobWatcher implements JobFollower {
 				this.announce(dueAt);
 				await wait(this.ctx, dueAt - now(), first.itemIndex, 'waiting for a job to finish');
 				if (!looked) await this.gatherBurst(dueAt, first);
-				if (this.stopped) return;
+				// stopped, or every follower answered meanwhile (answerBy): no look
+				if (this.stopped || this.jobs.size === 0) return;
 				looked = true;
 				const ids = [...this.jobs.keys()];
 				// a batch stays on the list to its end (also when one job is left): one request per look either way
@@ -201,6 +240,7 @@ export class JobWatcher implements JobFollower {
 		const followed = this.jobs.get(job.id);
 		if (!followed) return;
 		followed.createdAt = job.createdAt;
+		followed.last = job;
 		if (job.state !== followed.state) {
 			this.ctx.logger.info(
 				`Generation Service job ${job.id}: ${followed.state ? `${followed.state} → ` : ''}${job.state}`,

@@ -5,6 +5,7 @@ export {
 	apiRequest,
 	cancelSignal,
 	now,
+	pause,
 	releaseRoom,
 	reserveRoom,
 	sendRequest,

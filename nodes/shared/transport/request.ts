@@ -32,6 +32,16 @@ export function now(): number {
 	return clock.now();
 }
 
+/** Waits `ms` on the package's clock: true once they passed, false when `stop` aborted first. */
+export async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
+	try {
+		await clock.sleep(Math.max(0, ms), stop);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 function cancelled(ctx: ServiceContext, itemIndex: number | undefined, what = 'waiting') {
 	return new NodeOperationError(ctx.getNode(), `The execution was cancelled while ${what}.`, {
 		itemIndex,
