@@ -11,6 +11,7 @@ import type { Mode } from '../constants';
 import { canonicalJson, deriveIdempotencyKey, deriveIntentKey } from '../idempotency';
 import { apiRequest, now } from '../transport';
 import type { ReuseRecentJob } from './adoption';
+import { jobAnswer } from './answers';
 import {
 	failedOfInput,
 	findAdoptable,
@@ -158,11 +159,11 @@ export async function createJob(
 	);
 	const extra = { replayed: job.replayed ?? false, adopted, idempotencyKey };
 	const { wait } = request;
-	if (!wait) return [{ json: { ...job, ...extra }, pairedItem: { item: i } }];
+	if (!wait) return [{ json: jobAnswer(ctx, { ...job, ...extra }), pairedItem: { item: i } }];
 	const created = job;
 	run.continueLater(i, async () => {
 		const item = await waitForJob(ctx, run, created.id, i, wait, created);
-		item.json = { ...item.json, ...extra };
+		item.json = jobAnswer(ctx, { ...item.json, ...extra }, run.startedAt);
 		return [item];
 	});
 	return [];

@@ -30,6 +30,7 @@ export { JOB_READS_MEMORY, processJobReads, readJob, rememberJobs } from './read
 export { ensureGenerationAvailable, pricingOf, quoteJob } from './generation';
 export { downloadJobOutput } from './output';
 export { readWaitOptions, waitForJob } from './waiting';
+export { jobAnswer, quoteAnswer } from './answers';
 export type { WaitOptions } from './waiting';
 export { DEFAULT_REUSE } from './adoption';
 export type { ReuseRecentJob } from './adoption';
