@@ -2,9 +2,11 @@
 import type { INode, INodeExecutionData } from 'n8n-workflow';
 
 /**
- * Whether the node runs as a tool of an AI agent. n8n wraps a node declared `usableAsTool` in a node type
- * named `<package>.<name>Tool` and runs that type when an agent calls it (n8n 2.x runs it as a node of the
- * workflow on the agent's request, 1.x inside the agent): `getNode().type` is the only sign both give.
+ * Whether the node runs as a tool of an AI agent or of an MCP client. n8n wraps a node declared
+ * `usableAsTool` in a node type named `<package>.<name>Tool` and runs that type when an agent calls it
+ * (n8n 2.x runs it as a node of the workflow on the agent's request, 1.x inside the agent) and when n8n's
+ * MCP Server Trigger serves it (inside the trigger's webhook handler): `getNode().type` is the one sign
+ * they all give.
  */
 export function runsAsTool(ctx: { getNode(): INode }): boolean {
 	return ctx.getNode().type.endsWith('Tool');

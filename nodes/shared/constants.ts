@@ -23,6 +23,9 @@ export type Mode = (typeof MODES)[number];
 
 export const ASPECT_RATIOS = ['9:16', '16:9', '1:1'] as const;
 
+/** "Max Wait as a Tool (Seconds)" by default: below the 60 s an MCP client waits for an answer by default. */
+export const DEFAULT_MAX_TOOL_WAIT_SECONDS = 45;
+
 /** Which scope each API area needs, used to name it in `insufficient_scope` errors. */
 const SCOPE_BY_PATH: Array<[RegExp, string, string]> = [
 	[/^\/balance/, 'GET', 'balance:read'],

@@ -1,7 +1,8 @@
-import { createHash } from 'crypto';
+import { createHash, randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { runsAsTool } from './agent';
 import { IDEMPOTENCY_KEY_PATTERN } from './constants';
 
 const KEY_RE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
@@ -36,7 +37,9 @@ export function executionContextOf(ctx: IExecuteFunctions): ExecutionContextFiel
 /**
  * What stays the same across n8n's recoveries of one execution: the root execution's start, which n8n
  * copies into every retry of it (n8n 2.x also after a crash; 1.x after a crash only with "save
- * execution progress"). Older n8n without it: the execution id (same execution: Retry On Fail).
+ * execution progress"). Older n8n without it: the execution id (same execution: Retry On Fail). A tool
+ * called through the MCP Server Trigger has neither (it runs before n8n creates the call's execution),
+ * so the anchor is the same for every such call: toolCallOf tells them apart.
  */
 export function executionAnchor(ctx: IExecuteFunctions): string {
 	const context = executionContextOf(ctx);
@@ -47,10 +50,43 @@ export function executionAnchor(ctx: IExecuteFunctions): string {
 }
 
 /**
+ * The call ids of tool calls without a `toolCallId`, by the arguments object n8n hands every try of the
+ * call. Bound: an entry lives only as long as n8n keeps that object (the call's run), a WeakMap.
+ */
+const callIds = new WeakMap<object, string>();
+
+/**
+ * What tells one tool call from another, the same for every try of that call. A node run as a tool
+ * (of an AI agent, or of an MCP client through n8n's MCP Server Trigger) is one call, and each call is its
+ * own intent — but n8n gives two calls little that differs: the MCP Server Trigger runs the tool inside
+ * its webhook handler, before any execution exists (no execution id, no execution context), with fresh
+ * execution data per request; an agent runs all its calls in one execution.
+ * - n8n 2.x's AI Agent (version 3) runs the tool as a node of the workflow and puts the model's tool-call
+ *   id in its input item (`toolCallId`); Retry On Fail runs the same item again.
+ * - Otherwise (MCP Server Trigger, agents of version 1–2, n8n 1.x) the item's JSON is the call's
+ *   arguments object, one per call, which n8n hands to every try of the call (Retry On Fail) again: the
+ *   call gets a random id the first time, remembered for that object.
+ */
+export function toolCallOf(ctx: IExecuteFunctions, itemIndex: number): string {
+	const json = ctx.getInputData()[itemIndex]?.json as IDataObject | undefined;
+	if (typeof json?.toolCallId === 'string' && json.toolCallId !== '') {
+		return `toolCallId:${json.toolCallId}`;
+	}
+	if (!json) return 'call:none';
+	let id = callIds.get(json);
+	if (!id) {
+		id = randomUUID();
+		callIds.set(json, id);
+	}
+	return `call:${id}`;
+}
+
+/**
  * One key per intent: the same root execution, node, item and request body always give the same
  * key, so the transport's own retries, n8n's "Retry On Fail" and n8n's Retry of a failed (or
  * crashed) execution reuse it, and the service answers `replayed: true` instead of creating a
- * second job. A new run of the workflow is a new intent: it gets a new key.
+ * second job. A new run of the workflow is a new intent: it gets a new key. As a tool, each call is an
+ * intent: its key also names the call (toolCallOf), kept by every try of that call.
  */
 export function deriveIdempotencyKey(
 	ctx: IExecuteFunctions,
@@ -67,8 +103,11 @@ export function deriveIdempotencyKey(
 		String(itemIndex),
 		purpose,
 		canonicalJson(body),
-	].join('\u0000');
-	return `n8n.${purpose}.${createHash('sha256').update(material).digest('hex').slice(0, 48)}`;
+	];
+	const asTool = runsAsTool(ctx);
+	if (asTool) material.push(toolCallOf(ctx, itemIndex));
+	const hash = createHash('sha256').update(material.join('\u0000')).digest('hex').slice(0, 48);
+	return `n8n.${asTool ? 'tool.' : ''}${purpose}.${hash}`;
 }
 
 /** The mode of the run this execution recovers: n8n 2.x keeps the root's in every Retry; else this run's. */

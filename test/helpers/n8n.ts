@@ -4,16 +4,25 @@
  * emulator see real HTTP), real binary helpers. Only the credential store is replaced.
  */
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecuteContext, LoadOptionsContext, PollContext } from 'n8n-core';
+import {
+	BinaryDataService,
+	ExecuteContext,
+	LoadOptionsContext,
+	PollContext,
+	WebhookContext,
+} from 'n8n-core';
 import type {
+	IConnections,
 	ICredentialDataDecryptedObject,
 	IDataObject,
+	IExecuteFunctions,
 	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
 	IRunExecutionData,
+	IWebhookData,
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
@@ -55,6 +64,9 @@ export interface NodeRun {
 	runExecutionData?: IRunExecutionData;
 	/** Which run of the node in its execution (a loop runs a node again); 0 by default. */
 	runIndex?: number;
+	/** n8n's Retry On Fail on the node (tries: maxTries, no wait between them). */
+	retryOnFail?: boolean;
+	maxTries?: number;
 }
 
 /** The data of a new execution (for `runExecutionData`), optionally with n8n's execution context. */
@@ -66,7 +78,14 @@ export function newExecutionData(
 	return data;
 }
 
-function makeWorkflow(run: NodeRun) {
+/** What a workflow holds besides the node under test (an MCP Server Trigger it is a tool of). */
+interface Surroundings {
+	nodes: INode[];
+	connections: IConnections;
+	types: Record<string, INodeType>;
+}
+
+function makeWorkflow(run: NodeRun, around?: Surroundings) {
 	const nodeType = run.node;
 	const node: INode = {
 		id: run.nodeId ?? 'node-under-test',
@@ -76,21 +95,25 @@ function makeWorkflow(run: NodeRun) {
 		position: [0, 0],
 		parameters: run.parameters,
 		continueOnFail: run.continueOnFail ?? false,
+		retryOnFail: run.retryOnFail,
+		maxTries: run.maxTries,
+		waitBetweenTries: 0,
 		credentials:
 			run.credentials === null
 				? undefined
 				: { generationServiceApi: { id: 'cred-1', name: 'Generation Service account' } },
 	};
+	const typeOf = (type: string) => around?.types[type] ?? nodeType;
 	const nodeTypes = {
-		getByName: () => nodeType,
-		getByNameAndVersion: () => nodeType,
+		getByName: typeOf,
+		getByNameAndVersion: typeOf,
 		getKnownTypes: () => ({}),
 	};
 	const workflow = new Workflow({
 		id: run.workflowId ?? 'wf-test',
 		name: 'test',
-		nodes: [node],
-		connections: {},
+		nodes: [node, ...(around?.nodes ?? [])],
+		connections: around?.connections ?? {},
 		active: false,
 		nodeTypes,
 		staticData: run.staticData ?? {},
@@ -98,7 +121,8 @@ function makeWorkflow(run: NodeRun) {
 	});
 	const credentials = run.credentials === undefined ? null : run.credentials;
 	const additionalData = {
-		executionId: run.executionId ?? 'exec-1',
+		// an MCP tool call runs before n8n has created its execution: no id yet
+		executionId: around ? run.executionId : (run.executionId ?? 'exec-1'),
 		restApiUrl: 'http://localhost:5678/rest',
 		webhookBaseUrl: 'http://localhost:5678/webhook',
 		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
@@ -169,6 +193,100 @@ export async function runNode(run: NodeRun): Promise<INodeExecutionData[][]> {
 	);
 	const result = await run.node.execute!.call(context);
 	return result as INodeExecutionData[][];
+}
+
+/** n8n's MCP Server Trigger (2.1), as far as a tool call needs it: one input of AI tools. */
+const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+const mcpTrigger: INodeType = {
+	description: {
+		displayName: 'MCP Server Trigger',
+		name: 'mcpTrigger',
+		group: ['trigger'],
+		version: 2.1,
+		description: 'Expose n8n tools as an MCP Server endpoint',
+		defaults: { name: 'MCP Server Trigger' },
+		inputs: [{ type: 'ai_tool', displayName: 'Tools' }],
+		outputs: [],
+		properties: [],
+	},
+};
+
+/**
+ * One `tools/call` of an MCP client, as n8n 2.x's MCP Server Trigger runs it in regular mode: inside the
+ * trigger's webhook handler, before the call's execution exists (mode `webhook`, no execution id, new
+ * execution data for each request, as n8n's webhook-helpers.js builds it), through n8n-core's own tool
+ * wrapper — WebhookContext.getInputConnectionData → createNodeAsTool → makeHandleToolInvocation, which runs
+ * the node under the type `<type>Tool` in a SupplyDataContext, again on Retry On Fail — called the way
+ * the trigger's DirectExecutionStrategy calls it: `tool.invoke(arguments)`. Parameters take the
+ * arguments with `$fromAI`. Resolves with the answer the MCP client gets (parsed JSON); rejects with the
+ * tool's error. `runExecutionData` (optional) receives the call's execution data.
+ */
+export async function callAsMcpTool(
+	run: NodeRun & { arguments: IDataObject },
+): Promise<IDataObject[]> {
+	await initBinaryData();
+	const base = run.node;
+	// the tool variant n8n derives from a node with usableAsTool (n8n's convertNodeToAiTool)
+	const toolType = Object.create(base, {
+		description: {
+			value: {
+				...base.description,
+				name: `${base.description.name}Tool`,
+				inputs: [],
+				outputs: ['ai_tool'],
+			},
+		},
+		execute: {
+			value: async function (this: IExecuteFunctions) {
+				countWork(this);
+				return await base.execute!.call(this);
+			},
+		},
+	}) as INodeType;
+	const trigger: INode = {
+		id: 'mcp-trigger',
+		name: 'MCP Server Trigger',
+		type: MCP_TRIGGER_TYPE,
+		typeVersion: 2.1,
+		position: [0, 0],
+		parameters: { path: 'mcp' },
+	};
+	const toolName = run.nodeName ?? base.description.displayName;
+	const { workflow, additionalData } = makeWorkflow(
+		{ ...run, node: toolType, asTool: false }, // toolType's name already ends in Tool
+		{
+			nodes: [trigger],
+			connections: {
+				[toolName]: { ai_tool: [[{ node: trigger.name, type: 'ai_tool', index: 0 }]] },
+			},
+			types: { [MCP_TRIGGER_TYPE]: mcpTrigger },
+		},
+	);
+	const runExecutionData =
+		run.runExecutionData ??
+		createRunExecutionData({
+			executionData: { nodeExecutionStack: [{ node: trigger, data: { main: [] }, source: null }] },
+		});
+	const webhook = new WebhookContext(
+		workflow,
+		trigger,
+		additionalData,
+		'webhook',
+		{ node: trigger.name, httpMethod: 'POST', path: 'mcp' } as unknown as IWebhookData,
+		[],
+		runExecutionData,
+	);
+	const message = {
+		jsonrpc: '2.0',
+		id: 1,
+		method: 'tools/call',
+		params: { arguments: run.arguments },
+	};
+	const tools = (await webhook.getInputConnectionData('ai_tool', 0, {
+		inputData: { body: message, headers: {} },
+	} as never)) as Array<{ invoke(args: IDataObject): Promise<string> }>;
+	const answer = await tools[0].invoke(run.arguments);
+	return JSON.parse(answer) as IDataObject[];
 }
 
 /** Calls a listSearch method of a node. */

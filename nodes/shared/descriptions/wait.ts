@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { DEFAULT_MAX_TOOL_WAIT_SECONDS } from '../constants';
 import { binaryPropertyOutputOption } from './common';
 
 /**
@@ -19,6 +20,15 @@ export function waitOptions(onlyWhenWaiting = false): INodeProperties[] {
 			default: true,
 			description:
 				'Whether to download the finished MP4 as binary data (verified against its sha256). Off: output only the job JSON.',
+		},
+		{
+			displayName: 'Max Wait as a Tool (Seconds)',
+			name: 'maxToolWait',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 7200 },
+			default: DEFAULT_MAX_TOOL_WAIT_SECONDS,
+			description:
+				'Only when the node runs as a tool of an AI agent or an MCP client: the call answers after at most this many seconds (and within Timeout) — with the job if it ended, else with its state, its ID and when to check again with Get Job. The job keeps running. The default stays below the 60 s an MCP client waits for an answer by default. In a workflow the node waits up to Timeout.',
 		},
 		{
 			displayName: 'Poll Interval (Seconds)',

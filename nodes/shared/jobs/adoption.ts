@@ -2,6 +2,7 @@
 // recovered or re-run execution does not pay again — while deliberate repeats create.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { runsAsTool } from '../agent';
 import { canonicalJson, executionContextOf, rootMode } from '../idempotency';
 import type { JobRun } from './run';
 import { now, resolveService } from '../transport';
@@ -20,6 +21,9 @@ import { recentJobsOf } from './watcher';
  *   (`error`), evaluations and agents create.
  * - `unattended`: every run not started by hand (all modes but `manual`) — the default up to 0.2.0.
  * - `always` / `never`.
+ * As a tool (of an AI agent, or of an MCP client through the MCP Server Trigger, whose calls run in mode
+ * `webhook`) each call is its own intent whatever the setting: only n8n's Retry picks up, and only the
+ * job this node used in the execution's earlier try (`never`: not even that).
  */
 export type ReuseRecentJob = 'recoveries' | 'unattended' | 'always' | 'never';
 export const DEFAULT_REUSE: ReuseRecentJob = 'recoveries';
@@ -41,8 +45,13 @@ function reuseAppliesTo(mode: string, triggerType: unknown, reuse: ReuseRecentJo
 	);
 }
 
-/** Whether this run looks for a recent job of the same input before creating one. */
+/**
+ * Whether this run looks for a recent job of the same input before creating one. As a tool each call is
+ * its own intent: a call looks only when n8n's Retry brought along the jobs this node used in the
+ * execution's earlier try (an agent asked again), and picks up only those (findAdoptable).
+ */
 export function reuseApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob): boolean {
+	if (runsAsTool(ctx)) return reuse !== 'never' && usedByThisNodeEarlier(ctx).size > 0;
 	return reuseAppliesTo(ctx.getMode(), executionContextOf(ctx)?.triggerNode?.type, reuse);
 }
 
@@ -53,6 +62,7 @@ export function reuseApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob): boo
  * on the look-back.
  */
 export function intentKeyApplies(ctx: IExecuteFunctions, reuse: ReuseRecentJob): boolean {
+	if (runsAsTool(ctx)) return false; // a tool call is its own intent, never another call's
 	const root = rootMode(ctx);
 	return (
 		root !== 'retry' &&
@@ -134,6 +144,17 @@ function runIndexOf(ctx: IExecuteFunctions): number {
 	} catch {
 		return 0;
 	}
+}
+
+/** Jobs this node used in an earlier try of this execution (the record came with n8n's Retry). */
+function usedByThisNodeEarlier(ctx: IExecuteFunctions): Set<string> {
+	const execution = ctx.getExecutionId() ?? '';
+	const node = nodeKey(ctx);
+	return new Set(
+		recordOf(ctx)
+			.filter((e) => e.execution !== execution && e.node === node)
+			.map((e) => e.id),
+	);
 }
 
 /**
@@ -233,14 +254,16 @@ function pickFrom(
 				(earlierTryOfThisNode.has(job.id) || !earlierTryOfOtherNodes.has(job.id)) &&
 				normalized(job.input) === wanted,
 		);
-	return candidates.find((job) => earlierTryOfThisNode.has(job.id)) ?? candidates[0];
+	const own = candidates.find((job) => earlierTryOfThisNode.has(job.id));
+	return own ?? (runsAsTool(ctx) ? undefined : candidates[0]);
 }
 
 /**
  * A job created in the last `lookBackMinutes` with exactly this input, not failed, not already
  * claimed by another item of this run, and not created or picked up by this execution (another node,
  * an earlier node run) — or undefined. Jobs this node used in an earlier try of a retried execution
- * come first. The caller claims (and records) what it adopts.
+ * come first; as a tool only those (another call's job is never this call's). The caller claims (and
+ * records) what it adopts.
  *
  * The jobs come from the process's shared view of the key (recentJobs). `byIntent` (the run's key comes
  * from the intent): a view up to one poll interval old will do — what it may miss is a job another

@@ -7,10 +7,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { runsAsTool } from '../agent';
 import type { Mode } from '../constants';
 import { canonicalJson, deriveIdempotencyKey, deriveIntentKey } from '../idempotency';
 import { apiRequest, now, resolveService } from '../transport';
 import type { ReuseRecentJob } from './adoption';
+import { jobAnswer } from './answers';
 import {
 	failedOfInput,
 	findAdoptable,
@@ -161,14 +163,17 @@ export async function createJob(
 	const extra = { replayed: job.replayed ?? false, adopted, idempotencyKey };
 	const { wait } = request;
 	if (!wait) {
-		// when it should end, for a Wait node's "At Specified Time" (parking instead of holding a slot)
+		// as a tool: lean, with the next step; in a workflow: when it should end, for a Wait node's "At
+		// Specified Time" (parking instead of holding a slot)
+		if (runsAsTool(ctx))
+			return [{ json: jobAnswer(ctx, { ...job, ...extra }), pairedItem: { item: i } }];
 		const estimate = estimateOf((await resolveService(ctx, i)).serviceKey, job);
 		return [{ json: { ...job, ...extra, ...estimate }, pairedItem: { item: i } }];
 	}
 	const created = job;
 	run.continueLater(i, async () => {
 		const item = await waitForJob(ctx, run, created.id, i, wait, created);
-		item.json = { ...item.json, ...extra };
+		item.json = jobAnswer(ctx, { ...item.json, ...extra }, run.startedAt);
 		return [item];
 	});
 	return [];

@@ -11,6 +11,11 @@ export interface FollowOptions {
 	intervalMs: number;
 	timeoutMinutes: number;
 	maxWaitSeconds?: number;
+	/**
+	 * A caller that must answer by then (a tool call): at that time it gets the job as last seen, even
+	 * unfinished, and leaves (the job is no longer followed for it); an answer, never a timeout error.
+	 */
+	answerBy?: number;
 }
 
 /** A follower's cancellation (its execution was cancelled): the job, if any, keeps running. */
@@ -67,6 +72,8 @@ export interface Follower extends FollowOptions {
 export interface Followed {
 	createdAt?: number;
 	state?: string;
+	/** The job as last read (or as a follower knew it), for a follower answered at its answerBy. */
+	last?: Job;
 	followers: Follower[];
 }
 

@@ -14,11 +14,13 @@
 //                                                           POST /jobs under the intent's key
 //                                                           (idempotency.ts), then run.continueLater → wait
 //  6. shared/jobs/waiting.ts                                waitForJob: the run's watcher, then the item
-//                                                           with its MP4 (output.ts)
+//                                                           with its MP4 (output.ts); as a tool the item
+//                                                           comes by Max Wait as a Tool, lean (answers.ts)
 //  7. shared/jobs/watcher.ts, keyWatcher.ts, looks.ts       the process-wide watcher of the key: one list
 //                                                           page per interval for every execution waiting
 //                                                           on the key, room for the next look reserved in
-//                                                           the key's window
+//                                                           the key's window; a follower answered at
+//                                                           its answerBy
 //  8. shared/transport/request.ts                           sendRequest: paced, authenticated by n8n
 //                                                           (httpRequestWithAuthentication), retried
 //  9. shared/transport/pacer.ts                             KeyPacer.acquire: when the request may leave
@@ -30,6 +32,7 @@ export { JOB_READS_MEMORY, processJobReads, readJob, rememberJobs } from './read
 export { ensureGenerationAvailable, pricingOf, quoteJob } from './generation';
 export { downloadJobOutput } from './output';
 export { readWaitOptions, waitForJob } from './waiting';
+export { jobAnswer, quoteAnswer } from './answers';
 export type { WaitOptions } from './waiting';
 export { DEFAULT_REUSE } from './adoption';
 export type { ReuseRecentJob } from './adoption';

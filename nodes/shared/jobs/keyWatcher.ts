@@ -13,7 +13,7 @@ import type { Job } from './job';
 import { MIN_POLL_MS, isFinished } from './job';
 import { lookAtList } from './looks';
 import { readJob } from './reads';
-import { jobsSince, lastLookAt, recentSince, viewOf } from './recent';
+import { grantWishes, lastLookAt } from './recent';
 
 export class KeyWatcher {
 	private readonly jobs = new Map<string, Followed>();
@@ -64,13 +64,14 @@ export class KeyWatcher {
 				return;
 			}
 			signal?.addEventListener('abort', onCancel);
-			// its own timeout, also while looks are held back (e.g. by a long Retry-After)
-			void pause(follower.deadline - start, timer.signal).then(() => {
-				const state = this.jobs.get(jobId)?.state;
-				if (!timer.signal.aborted) this.leave(follower, timeoutError(ctx, jobId, follower, state));
+			// its own timeout (or answer time), also while looks are held back (e.g. by a long Retry-After)
+			const endsAt = Math.min(follower.deadline, options.answerBy ?? Infinity);
+			void pause(endsAt - start, timer.signal).then(() => {
+				if (!timer.signal.aborted) this.end(follower);
 			});
 			const followed = this.jobs.get(jobId) ?? { followers: [] };
-			if (known) Object.assign(followed, { createdAt: known.createdAt, state: known.state });
+			if (known)
+				Object.assign(followed, { createdAt: known.createdAt, state: known.state, last: known });
 			followed.followers.push(follower);
 			this.jobs.set(jobId, followed);
 			this.poke();
@@ -104,14 +105,28 @@ export class KeyWatcher {
 		});
 	}
 
-	/** A follower leaves (cancelled, timed out, its run stopped): only it; the watcher goes on for the rest. */
-	leave(follower: Follower, error: Error): void {
+	/**
+	 * A follower leaves (cancelled, timed out, answered at its answerBy, its run stopped): only it; the
+	 * watcher goes on for the rest, and a job nobody follows any more is not looked at again.
+	 */
+	leave(follower: Follower, outcome: Error | 'answer'): void {
 		const followed = this.jobs.get(follower.jobId);
 		if (!followed || !followed.followers.includes(follower)) return;
 		followed.followers = followed.followers.filter((f) => f !== follower);
 		if (followed.followers.length === 0) this.jobs.delete(follower.jobId);
-		follower.settle({ error });
+		if (outcome !== 'answer') follower.settle({ error: outcome });
+		else
+			follower.settle({
+				job: followed.last ?? ({ id: follower.jobId, state: followed.state } as Job),
+			});
 		this.poke();
+	}
+
+	/** A follower's time is up: a tool call is answered with the job as last seen, others time out. */
+	private end(follower: Follower): void {
+		if (follower.answerBy !== undefined) return this.leave(follower, 'answer');
+		const state = this.jobs.get(follower.jobId)?.state;
+		this.leave(follower, timeoutError(follower.ctx, follower.jobId, follower, state));
 	}
 
 	/** The followers of a node run leave (the run failed early: its background work stops). */
@@ -239,7 +254,7 @@ export class KeyWatcher {
 			// the next look one interval after this one's answer: the service counts the 5 s between reads
 			// of a job from the previous answer, and readJob reuses an answer younger than that
 			this.reschedule(now());
-			this.grant(wishes);
+			grantWishes(this.service.serviceKey, this.wishes, wishes);
 		} catch (error) {
 			// its execution was cancelled (it left): the next follower looks again at once
 			if (cancelSignal(sender.ctx)?.aborted) return;
@@ -247,26 +262,11 @@ export class KeyWatcher {
 		}
 	}
 
-	/**
-	 * Wishes a look answered: every wish whose `freshAfter` the last list look meets, when it reached back
-	 * past the wish's `since` — and the wishes it was made for (`asked`) in any case, with what it could
-	 * read (at most MAX_VIEW_PAGES pages).
-	 */
-	private grant(asked: readonly ViewWish[]): void {
-		const view = viewOf(this.service.serviceKey);
-		if (!view) return;
-		for (const wish of [...this.wishes]) {
-			if (view.freshAt < wish.freshAfter) continue;
-			const covered = recentSince(this.service.serviceKey, wish.since, wish.freshAfter);
-			if (covered) wish.settle({ jobs: covered });
-			else if (asked.includes(wish)) wish.settle({ jobs: jobsSince(view, wish.since) });
-		}
-	}
-
 	private update(job: Job): void {
 		const followed = this.jobs.get(job.id);
 		if (!followed) return;
 		followed.createdAt = job.createdAt;
+		followed.last = job;
 		if (job.state !== followed.state) {
 			followed.followers[0]?.ctx.logger.info(
 				`Generation Service job ${job.id}: ${followed.state ? `${followed.state} → ` : ''}${job.state}`,
@@ -284,10 +284,7 @@ export class KeyWatcher {
 		const at = now();
 		for (const follower of this.followers()) {
 			follower.dueAt = lookedAt + follower.intervalMs;
-			if (at + follower.intervalMs > follower.deadline) {
-				const state = this.jobs.get(follower.jobId)?.state;
-				this.leave(follower, timeoutError(follower.ctx, follower.jobId, follower, state));
-			}
+			if (at + follower.intervalMs > follower.deadline) this.end(follower);
 		}
 	}
 

@@ -2,6 +2,7 @@
 // Job" looks through, shared by every execution of the process instead of one GET /jobs per create. Fed
 // by the key's list looks (the process-wide watcher's, keyWatcher.ts) and by every job answer the
 // process gets (rememberJobs in reads.ts: its own creates, reads and lists).
+import type { ViewWish } from './following';
 import type { Job } from './job';
 
 /** Bounds of the views: a main that serves many keys for weeks must not grow with every job. */
@@ -142,4 +143,25 @@ export function stateOf(serviceKey: string, jobId: string): Known | undefined {
 /** When the key's last first page of the list was answered by this process (-Infinity: never). */
 export function lastLookAt(serviceKey: string): number {
 	return processRecentJobs.views.get(serviceKey)?.lookedAt ?? -Infinity;
+}
+
+/**
+ * Wishes for the view (adoption.ts) a list look answered: every wish whose `freshAfter` the last list look
+ * meets, when it reached back past the wish's `since` — and the wishes it was made for (`asked`) in any
+ * case, with what it could read (at most MAX_VIEW_PAGES pages). `wishes` is read as it is now (a wish
+ * removes itself from its watcher's list as it settles).
+ */
+export function grantWishes(
+	serviceKey: string,
+	wishes: readonly ViewWish[],
+	asked: readonly ViewWish[],
+): void {
+	const view = viewOf(serviceKey);
+	if (!view) return;
+	for (const wish of [...wishes]) {
+		if (view.freshAt < wish.freshAfter) continue;
+		const covered = recentSince(serviceKey, wish.since, wish.freshAfter);
+		if (covered) wish.settle({ jobs: covered });
+		else if (asked.includes(wish)) wish.settle({ jobs: jobsSince(view, wish.since) });
+	}
 }

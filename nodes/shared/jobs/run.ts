@@ -4,6 +4,7 @@
 import type { IDataObject, INodeExecutionData, IExecuteFunctions } from 'n8n-workflow';
 
 import type { RunHooks, RunScope } from '../router';
+import { now } from '../transport';
 import { RunBudget } from './budget';
 import type { JobFollower } from './watcher';
 import { RunWatcher } from './watcher';
@@ -48,6 +49,8 @@ function withJobsOfRun(error: Error, claimed: ReadonlySet<string>): Error {
 
 /** What one node run of the Job node shares between its items. */
 export class JobRun implements RunHooks, RunScope {
+	/** When the node run began: as a tool, when the call began (its answer is due from then on). */
+	readonly startedAt = now();
 	/** Read once per run (e.g. capabilities). */
 	readonly cache = new Map<string, unknown>();
 	/** Jobs an item of this run created or picked up: no other item may pick them up again. */

@@ -19,7 +19,10 @@ export type { FollowOptions } from './following';
  * (one RunWatcher per node run, joining the process-wide watcher of its key).
  */
 export interface JobFollower {
-	/** Resolves with the job once it has succeeded or failed; `known`: what the caller already read. */
+	/**
+	 * Resolves with the job once it has succeeded or failed (or at `answerBy`, as last seen); `known`:
+	 * what the caller already read.
+	 */
 	follow(jobId: string, options: FollowOptions, known?: Job): Promise<Job>;
 	/** The node run ended early: its jobs are no longer followed for it. */
 	stop(): void;

@@ -24,7 +24,7 @@ const properties: INodeProperties[] = [
 	...jobInputFields(),
 	{
 		displayName:
-			"Creating a job spends credits. By default every run creates a new job, except n8n's Retry of an execution and webhook calls, which pick up a job of the same input from the last 60 minutes instead of paying again (Options → Reuse Identical Recent Job). No cost limit applies unless you add Options → Max Credits.",
+			"Creating a job spends credits. By default every run creates a new job, except n8n's Retry of an execution and webhook calls, which pick up a job of the same input from the last 60 minutes instead of paying again (Options → Reuse Identical Recent Job). As a tool of an AI agent or an MCP client, each call creates its own job. No cost limit applies unless you add Options → Max Credits.",
 		name: 'createNotice',
 		type: 'notice',
 		default: '',
@@ -37,7 +37,7 @@ const properties: INodeProperties[] = [
 			default: '',
 			placeholder: 'order-000042-video-v1',
 			description:
-				'Key that identifies this generation (16–128 characters from A-Z a-z 0-9 _ . : -). The same key and input never create a second job or charge twice. Empty: the node derives one from the execution (kept when n8n retries it), node, item and input, so retries, "Retry On Fail" and Retry of a failed execution reuse it; runs that reuse a recent identical job derive it from the input and the time slot instead, so a webhook called twice at once pays once. Set it from a row ID to make every re-run for the same row safe.',
+				'Key that identifies this generation (16–128 characters from A-Z a-z 0-9 _ . : -). The same key and input never create a second job or charge twice. Empty: the node derives one from the execution (kept when n8n retries it), node, item and input, so retries, "Retry On Fail" and Retry of a failed execution reuse it; runs that reuse a recent identical job derive it from the input and the time slot instead, so a webhook called twice at once pays once; as a tool, from the call too, so each call of an AI agent or MCP client is its own job. Set it from a row ID to make every re-run for the same row safe.',
 		},
 		{
 			displayName: 'Max Credits',
@@ -69,7 +69,7 @@ const properties: INodeProperties[] = [
 					name: 'On Recoveries (Default)',
 					value: 'recoveries',
 					description:
-						"Only n8n's Retry of an execution and webhook calls (a caller that calls again after a crash) pick up a recent job of the same input. Schedules and other triggers, chat messages, manual runs, sub-workflows and the CLI create a new job.",
+						"Only n8n's Retry of an execution and webhook calls (a caller that calls again after a crash) pick up a recent job of the same input. Schedules and other triggers, chat messages, manual runs, sub-workflows, the CLI and the calls of an AI agent or MCP client create a new job.",
 				},
 				{
 					name: 'In All Unattended Runs',
@@ -89,7 +89,7 @@ const properties: INodeProperties[] = [
 				},
 			],
 			description:
-				'Whether to look for a job with exactly the same input, created recently and not failed, and output it (adopted = true) instead of creating one. A job this execution already created or picked up (in another node, another item or a loop) is never picked up again. Not used when an Idempotency Key is set.',
+				"Whether to look for a job with exactly the same input, created recently and not failed, and output it (adopted = true) instead of creating one. A job this execution already created or picked up (in another node, another item or a loop) is never picked up again. As a tool of an AI agent or an MCP client each call is its own intent: only n8n's Retry picks up, and only the job this node made in the retried execution. Not used when an Idempotency Key is set.",
 			hint: 'Default: only retries and webhook calls pick up a recent identical job; every other run creates one',
 		},
 		{
@@ -107,7 +107,7 @@ const properties: INodeProperties[] = [
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to wait until the job ends and output the MP4 as binary data, like "Wait for Job". The jobs of a batch are followed side by side while the next ones are created. Off: the job is output at once with estimatedSeconds and estimatedReadyAt (an ISO date for a Wait node\'s "At Specified Time", so the execution is parked instead of holding a worker) — the median time (createdAt to end) of the last 20 jobs of the same mode and duration this n8n process saw succeed on the account, else 120 s; estimatedFrom says which.',
+				'Whether to wait until the job ends and output the MP4 as binary data, like "Wait for Job". The jobs of a batch are followed side by side while the next ones are created. Off: the job is output at once with estimatedSeconds and estimatedReadyAt (an ISO date for a Wait node\'s "At Specified Time", so the execution is parked instead of holding a worker) — the median time (createdAt to end) of the last 20 jobs of the same mode and duration this n8n process saw succeed on the account, else 120 s; estimatedFrom says which. As a tool the call answers within Max Wait as a Tool.',
 		},
 		...waitOptions(true),
 	]),

@@ -13,7 +13,7 @@ import {
 } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { readId } from '../../../shared/ids';
-import { readJob } from '../../../shared/jobs';
+import { jobAnswer, readJob } from '../../../shared/jobs';
 import { toItems } from '../../../shared/router';
 
 const properties: INodeProperties[] = [
@@ -32,7 +32,8 @@ export function readJobId(ctx: IExecuteFunctions, i: number): string {
 
 /**
  * GET /jobs/{id} (jobs:read): state, credits reserved and charged, output. A job read less than 5 s
- * ago in this n8n process (or already finished) is not read again: the service asks for 5–10 s.
+ * ago in this n8n process (or already finished) is not read again: the service asks for 5–10 s. As a
+ * tool the answer is lean and says when to look again while the job runs (jobAnswer).
  */
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
@@ -40,5 +41,5 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		itemIndex: i,
 		maxWaitSeconds: maxWaitOf(options),
 	});
-	return toItems(job, i);
+	return toItems(jobAnswer(this, job), i);
 }

@@ -12,7 +12,7 @@ import {
 	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
-import { ensureGenerationAvailable, pricingOf, quoteJob } from '../../../shared/jobs';
+import { ensureGenerationAvailable, pricingOf, quoteAnswer, quoteJob } from '../../../shared/jobs';
 import type { JobRun } from '../../../shared/jobs';
 import { toItems } from '../../../shared/router';
 
@@ -39,5 +39,6 @@ export async function execute(
 	const capabilities = await ensureGenerationAvailable(this, input.mode, run, i);
 	const quote = await quoteJob(this, input, i, maxWaitOf(options));
 	const pricing = pricingOf(capabilities);
-	return toItems(pricing === undefined ? quote : { ...quote, pricing: pricing as IDataObject }, i);
+	const json = pricing === undefined ? quote : { ...quote, pricing: pricing as IDataObject };
+	return toItems(quoteAnswer(this, json), i);
 }

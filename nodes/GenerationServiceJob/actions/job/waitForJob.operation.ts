@@ -9,7 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { waitOptions } from '../../../shared/descriptions/wait';
-import { readWaitOptions, waitForJob } from '../../../shared/jobs';
+import { jobAnswer, readWaitOptions, waitForJob } from '../../../shared/jobs';
 import type { JobRun } from '../../../shared/jobs';
 import { readJobId } from './get.operation';
 
@@ -25,7 +25,8 @@ export const description = updateDisplayOptions(
 
 /**
  * Follows the job until it succeeds or fails, then outputs it with its MP4 as binary data. The jobs of
- * several items are followed side by side (one list request per interval for all of them).
+ * several items are followed side by side (one list request per interval for all of them). As a tool it
+ * answers within Max Wait as a Tool, with the next step if the job has not ended.
  */
 export async function execute(
 	this: IExecuteFunctions,
@@ -35,6 +36,9 @@ export async function execute(
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const jobId = readJobId(this, i);
 	const waitOpts = readWaitOptions(this, i, options);
-	run.continueLater(i, async () => [await waitForJob(this, run, jobId, i, waitOpts)]);
+	run.continueLater(i, async () => {
+		const item = await waitForJob(this, run, jobId, i, waitOpts);
+		return [{ ...item, json: jobAnswer(this, item.json, run.startedAt) }];
+	});
 	return [];
 }
