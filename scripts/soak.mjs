@@ -29,7 +29,7 @@ import {
 	runSoak,
 	setupSoak,
 	writeDocSection,
-} from '../tools/lib/soak/soak.mjs';
+} from '../tools/lib/soak/index.mjs';
 
 // ---------------------------------------------------------------------------------------------------------
 // CLI: npm run soak -- --minutes M --seed S [--process-faults all|kills|none] [--json file] [--doc]

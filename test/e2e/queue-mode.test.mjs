@@ -27,7 +27,7 @@ import { startQueueStack } from '../../tools/lib/queue-stack.mjs';
 import { startRegistry } from '../../tools/lib/registry.mjs';
 import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { itemsOf } from '../../tools/lib/run-data.mjs';
-import { formatReport, publishSoak, runSoak, setupSoak } from '../../tools/lib/soak/soak.mjs';
+import { formatReport, publishSoak, runSoak, setupSoak } from '../../tools/lib/soak/index.mjs';
 import { waitUntil } from '../../tools/lib/wait.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
