@@ -13,7 +13,13 @@
 //   npm start [-- --port 5678] [-- --emulator-port 4010]
 import path from 'node:path';
 
-import { CREDENTIAL, EXAMPLES, OWNER_LOGIN, startLocal } from '../tools/lib/local-editor.mjs';
+import {
+	CREDENTIAL,
+	EXAMPLES,
+	LOCAL_MCP,
+	OWNER_LOGIN,
+	startLocal,
+} from '../tools/lib/local-editor.mjs';
 import { loadExample } from '../tools/lib/repo.mjs';
 
 const say = (msg) => process.stdout.write(`${msg}\n`);
@@ -55,6 +61,7 @@ async function main() {
 			`               click "Execute workflow"; its MP4 goes to ${local.outputDir}`,
 			`  log in       ${OWNER_LOGIN.email} / ${OWNER_LOGIN.password}`,
 			`  emulator     ${local.emu.baseUrl} (the credential "${CREDENTIAL.name}" uses it)`,
+			`  MCP server   ${local.base}/mcp/${LOCAL_MCP.path} (Authorization: Bearer ${LOCAL_MCP.token})`,
 			`  also         ${others.map((w) => `"${w.name}"`).join('\n               ')}`,
 			`               (Overview → Workflows)`,
 			`  user folder  ${local.userFolder} (kept between starts; delete it to start over)`,

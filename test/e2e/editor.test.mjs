@@ -474,7 +474,7 @@ if (e2eHosts().includes('2')) {
 			);
 
 			it(
-				'screenshots: Text to Video form, node search',
+				'screenshots: Text to Video form, node search, the MCP example',
 				shotOnFailure(async () => {
 					await ensureSignedIn();
 					await openWorkflow(page, local.base, 'gsTextBatch');
@@ -482,6 +482,8 @@ if (e2eHosts().includes('2')) {
 					await shotOfParameters(page, shot('job-create-text-to-video.png'));
 					await closeNdv(page);
 					await shotOfNodeSearch(page, shot('node-creator-search.png'));
+					await openWorkflow(page, local.base, 'gsMcpVideoServer');
+					await shotOfCanvas(page, shot('workflow-mcp-video-server.png'));
 				}),
 			);
 		},

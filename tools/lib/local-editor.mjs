@@ -23,7 +23,14 @@ export const EXAMPLES = [
 	'text-to-video-batch.json',
 	'account-health.json',
 	'ai-agent-job-tools.json',
+	'many-long-jobs.json',
+	'mcp-video-server.json',
 ];
+/** Examples published on the first start (their webhooks and the MCP server answer right away). */
+export const PUBLISHED_EXAMPLES = ['gsManyLongJobs', 'gsMcpVideoServer'];
+/** The MCP example's credentials on this machine (a loopback-only n8n): printed by npm start. */
+export const LOCAL_MCP = { token: 'gs-local-mcp-token-0123456789', path: 'generation-service' };
+export const LOCAL_VIDEO_LINKS = { user: 'videos', password: 'gs-local-videos' };
 
 /**
  * Everything `npm start` starts, ready; `stop()` ends it all. Used by the editor suite too, which adds its own
@@ -60,6 +67,7 @@ export async function startLocal({
 		env: { N8N_RESTRICT_FILE_ACCESS_TO: [path.join(REPO, 'examples'), outputDir].join(';') },
 	});
 	let server;
+	const n8nPort = await portOr(port); // the MCP example's instructions link to this n8n
 	const stop = async () => {
 		await server?.stop();
 		await inst.close();
@@ -74,16 +82,33 @@ export async function startLocal({
 				type: 'generationServiceApi',
 				data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 			},
+			{
+				id: 'gsMcpBearer',
+				name: 'MCP clients (add your own token)',
+				type: 'httpBearerAuth',
+				data: { token: LOCAL_MCP.token },
+			},
+			{
+				id: 'gsVideoLinks',
+				name: 'Video links (add your own user name and password)',
+				type: 'httpBasicAuth',
+				data: LOCAL_VIDEO_LINKS,
+			},
 			...(typeof credentials === 'function' ? credentials(emu) : credentials),
 		]);
 		if (firstStart) {
-			const dirs = { samplesDir: path.join(REPO, 'examples', 'samples'), outputDir };
+			const baseUrl = `http://127.0.0.1:${n8nPort}`;
+			const dirs = { samplesDir: path.join(REPO, 'examples', 'samples'), outputDir, baseUrl };
 			await inst.importWorkflow(EXAMPLES.map((file) => preparedExample(file, dirs)));
+			for (const id of PUBLISHED_EXAMPLES) {
+				const r = await inst.n8n(['publish:workflow', `--id=${id}`]);
+				if (r.code !== 0) throw new Error(`publishing ${id} failed:\n${r.stdout}${r.stderr}`);
+			}
 		}
 		if (workflows.length) await inst.importWorkflow(workflows);
 
 		log('5/5 start n8n…');
-		server = await startServer(inst, { port: await portOr(port), log: () => undefined });
+		server = await startServer(inst, { port: n8nPort, log: () => undefined });
 		await server.rest.session(); // the owner: set up on the first start, logged in later
 		fs.writeFileSync(path.join(userFolder, '.gs-start-ready'), new Date().toISOString());
 		return { base: server.base, emu, inst, server, outputDir, userFolder, stop };
