@@ -6,33 +6,20 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
+import { processStats } from '../tools/lib/process.mjs';
 import { extractResult, runError } from '../tools/lib/run-data.mjs';
 
 const CLK_TCK = 100; // USER_HZ on Linux (getconf CLK_TCK); /proc/<pid>/stat times are in these ticks
 
-/** { pid -> { pgrp, ticks (utime+stime), childTicks (cutime+cstime), rss } } of one process group. */
+/** { pid -> { ppid, ticks (utime+stime), childTicks (cutime+cstime), rss } } of one process group. */
 function readGroup(pgid) {
 	const out = new Map();
-	let entries;
-	try {
-		entries = fs.readdirSync('/proc');
-	} catch {
-		return out;
-	}
-	for (const e of entries) {
-		if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
-		try {
-			const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-			const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			// f[0] = field 3 (state); field n is f[n - 3]
-			if (Number(f[2]) !== pgid) continue; // field 5: pgrp
-			const ticks = Number(f[11]) + Number(f[12]); // fields 14, 15: utime, stime
-			const childTicks = Number(f[13]) + Number(f[14]); // fields 16, 17: cutime, cstime
-			const rss = Number(f[21]) * 4096; // field 24: rss in pages
-			out.set(Number(e), { ppid: Number(f[1]), ticks, childTicks, rss });
-		} catch {
-			/* ended meanwhile */
-		}
+	for (const { pid, fields: f } of processStats()) {
+		if (Number(f[2]) !== pgid) continue; // field 5: pgrp
+		const ticks = Number(f[11]) + Number(f[12]); // fields 14, 15: utime, stime
+		const childTicks = Number(f[13]) + Number(f[14]); // fields 16, 17: cutime, cstime
+		const rss = Number(f[21]) * 4096; // field 24: rss in pages
+		out.set(pid, { ppid: Number(f[1]), ticks, childTicks, rss });
 	}
 	return out;
 }

@@ -16,6 +16,22 @@ import { extractResult, nodeOutput, runError } from './run-data.mjs';
 const defaultLog = (msg) => process.stderr.write(`[n8n-host] ${msg}\n`);
 
 /**
+ * What every `n8n start` and worker the tooling runs shares: loopback only, plain HTTP cookies, and none of
+ * n8n's calls home, banners, onboarding or public API.
+ */
+export const QUIET_N8N_ENV = {
+	N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+	N8N_SECURE_COOKIE: 'false',
+	N8N_DIAGNOSTICS_ENABLED: 'false',
+	N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+	N8N_TEMPLATES_ENABLED: 'false',
+	N8N_PERSONALIZATION_ENABLED: 'false',
+	N8N_HIRING_BANNER_ENABLED: 'false',
+	N8N_ONBOARDING_FLOW_DISABLED: 'true',
+	N8N_PUBLIC_API_DISABLED: 'true',
+};
+
+/**
  * Create an isolated n8n instance (a temp user folder) on host `version`.
  * options: fileAccessDir (N8N_RESTRICT_FILE_ACCESS_TO; default <userFolder>/files), env (extra variables),
  * packageTarball (installed right away), log, keep (do not delete the folder on close, for debugging),

@@ -229,69 +229,49 @@ export function spawnLogged(
 	return proc;
 }
 
-/** pids of the processes whose process group is `pgid` (Linux /proc). */
-export function groupPids(pgid) {
-	const pids = [];
-	for (const e of fs.readdirSync('/proc')) {
-		if (!/^\d+$/.test(e)) continue;
-		try {
-			const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			if (Number(fields[2]) === pgid) pids.push(Number(e));
-		} catch {
-			/* ended meanwhile */
-		}
-	}
-	return pids;
-}
-
-/** Sum of RSS over a process group, from /proc (Linux). */
-export function groupRss(pgid) {
-	let total = 0;
+/**
+ * Every process this user may read in /proc (Linux), with the fields of its stat after the command name:
+ * fields[n - 3] is stat field n (fields[0] the state, fields[2] the process group, fields[21] the RSS in
+ * pages). A process that ends meanwhile is left out.
+ */
+export function* processStats() {
 	let entries;
 	try {
 		entries = fs.readdirSync('/proc');
 	} catch {
-		return 0;
+		return;
 	}
 	for (const e of entries) {
-		if (!/^\d+$/.test(e)) continue;
+		if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
+		let stat;
 		try {
-			const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			if (Number(fields[2]) !== pgid) continue; // field 5: pgrp
-			const status = fs.readFileSync(`/proc/${e}/status`, 'utf8');
-			const m = /VmRSS:\s+(\d+) kB/.exec(status);
-			if (m) total += Number(m[1]) * 1024;
+			stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
 		} catch {
-			/* process ended meanwhile */
+			continue; // ended meanwhile
 		}
+		yield { pid: Number(e), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
 	}
-	return total;
+}
+
+/** pids of the processes whose process group is `pgid`. */
+export function groupPids(pgid) {
+	const pids = [];
+	for (const { pid, fields } of processStats()) if (Number(fields[2]) === pgid) pids.push(pid);
+	return pids;
+}
+
+/** Sum of RSS over a process group. */
+export function groupRss(pgid) {
+	return rssByGroup([pgid]).get(pgid);
 }
 
 /** RSS (bytes) summed per process group, for every group in `pgids`, in one pass over /proc. */
 export function rssByGroup(pgids) {
 	const want = new Set(pgids);
 	const totals = new Map([...want].map((g) => [g, 0]));
-	let entries;
-	try {
-		entries = fs.readdirSync('/proc');
-	} catch {
-		return totals;
-	}
-	for (const e of entries) {
-		if (!/^\d+$/.test(e)) continue;
-		try {
-			const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			const pgid = Number(fields[2]);
-			if (!want.has(pgid)) continue;
-			// field 24 (rss, pages); index 21 after dropping pid and comm
-			totals.set(pgid, totals.get(pgid) + Number(fields[21]) * 4096);
-		} catch {
-			/* ended meanwhile */
-		}
+	for (const { fields } of processStats()) {
+		const pgid = Number(fields[2]);
+		if (want.has(pgid)) totals.set(pgid, totals.get(pgid) + Number(fields[21]) * 4096);
 	}
 	return totals;
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { cacheDir } from './cache.mjs';
 import { trackDir, untrackDir } from './exit.mjs';
 import { secs } from './format.mjs';
-import { createInstance } from './instance.mjs';
+import { QUIET_N8N_ENV, createInstance } from './instance.mjs';
 import { freePort } from './net.mjs';
 import { startPostgres } from './postgres.mjs';
 import { ensureQueuePrereqs } from './prereqs.mjs';
@@ -56,15 +56,7 @@ function sharedEnv({ pg, redis, base, queueSettings, extraEnv }) {
 		N8N_WEBHOOK_URL: `${base}/`,
 		N8N_LOG_LEVEL: 'info',
 		N8N_LOG_OUTPUT: 'console',
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_SECURE_COOKIE: 'false',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_HIRING_BANNER_ENABLED: 'false',
-		N8N_ONBOARDING_FLOW_DISABLED: 'true',
-		N8N_PUBLIC_API_DISABLED: 'true',
+		...QUIET_N8N_ENV,
 		...(q.lockDuration && { QUEUE_WORKER_LOCK_DURATION: String(q.lockDuration) }),
 		...(q.lockRenewTime && { QUEUE_WORKER_LOCK_RENEW_TIME: String(q.lockRenewTime) }),
 		...(q.stalledInterval && { QUEUE_WORKER_STALLED_INTERVAL: String(q.stalledInterval) }),

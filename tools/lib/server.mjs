@@ -3,6 +3,7 @@
 import path from 'node:path';
 
 import { untrackGroup } from './exit.mjs';
+import { QUIET_N8N_ENV } from './instance.mjs';
 import { freePort } from './net.mjs';
 import { spawnLogged } from './process.mjs';
 import { n8nRest } from './rest.mjs';
@@ -31,15 +32,7 @@ export async function startServer(
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
 		N8N_EDITOR_BASE_URL: `${base}/`,
-		N8N_SECURE_COOKIE: 'false',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_HIRING_BANNER_ENABLED: 'false',
-		N8N_ONBOARDING_FLOW_DISABLED: 'true',
-		N8N_PUBLIC_API_DISABLED: 'true',
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		...QUIET_N8N_ENV,
 		N8N_LOG_LEVEL: 'info',
 		...extraEnv,
 	};
