@@ -8,7 +8,7 @@
 //            --batch-job-s=30  --batch-sides=ours,prev  --previous=6d65147  --creates=100
 //            --batch-phases=5,30,55 (ours runs each batch size starting about S s into the clock minute, for each S;
 //            the previous version at the middle one; a Wait node in the workflow waits for that second)
-//            --dump=<dir> (journal, jobs and probe data of part 3 as JSON)  --out=<file>  --no-write
+//            --dump=<dir> (journal, jobs and probe data of part 3 as JSON)  --out=<file>  --no-write  --doc
 //            --cpu-prof=<dir> (where part 5 keeps its V8 CPU profiles, summarised by bench/profile.mjs into
 //            the report: where the time of our node and of the HTTP Request node goes; default a temp folder)
 //
@@ -18,6 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { writeSections } from '../bench/doc-section.mjs';
 import { fmtS } from '../bench/measure.mjs';
 import { parseArgs } from '../bench/options.mjs';
 import { PARTS } from '../bench/parts/index.mjs';
@@ -36,9 +37,17 @@ async function main() {
 		return;
 	}
 	const report = await runBench(opt, PARTS);
+	const docFile = path.join(REPO, 'docs', 'benchmarks.md');
 	if (opt.outFile) {
 		writeReport(opt.outFile, report);
 		log(`wrote ${path.relative(process.cwd(), opt.outFile)}`);
+	} else if (opt.doc) {
+		writeSections(
+			docFile,
+			report,
+			PARTS.filter((p) => opt.only.includes(p.name)),
+		);
+		log(`wrote the ${opt.only.join(', ')} section(s) of ${path.relative(process.cwd(), docFile)}`);
 	} else {
 		log('not a full default run: nothing written (use --out=<file> to write this report)');
 	}
