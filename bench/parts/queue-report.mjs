@@ -193,7 +193,7 @@ function goalsOf(results, n) {
 			.join('; '),
 		met: bad.length === 0,
 		note: bad.length
-			? `Missed by ${bad.map((r) => r.pattern).join(', ')}${bad.some((r) => r.violations) ? ': see "Referee records" under part 6' : ''}.`
+			? `Missed by ${bad.map((r) => r.pattern).join(', ')}${bad.some((r) => r.violations) ? ': see "Referee records" under part 6' : ''}.${bad.some((r) => r.judged.collisions.length) ? ' Each worker follows its executions\' jobs with one look at the key\'s list per interval, so with two workers the list is read twice per interval: each process within the rule alone, the key not. The processes cannot see each other\'s looks (n8n offers a community node no shared state across workers); what would fix it: a process that sees unfinished jobs it does not follow spacing its looks at the spec\'s 10 s, or parking (the second pattern).' : ''}`
 			: '',
 	});
 	return goals;
