@@ -40,6 +40,9 @@ export function emitClosing(report, { partNames, machine, setupMs, totalMs }) {
 	);
 	emit('npm run bench -- --mem-reps=5 --cpu-reps=5  # more repetitions');
 	emit('npm run bench -- --only=batch --batch-sizes=10 --previous=<commit>');
+	emit(
+		'npm run bench -- --only=queue --doc         # part 6 alone; replaces only its section and goal rows here',
+	);
 	emit('```');
 	emit();
 	emit(
@@ -52,6 +55,6 @@ export function emitClosing(report, { partNames, machine, setupMs, totalMs }) {
 			.map((x) => x.toFixed(2))
 			.join(
 				' ',
-			)} (other work on the machine during the run shows in CPU and wall figures). Each part runs one n8n process at a time; job timings are real time, so parts 1 and 3 cannot be much shorter than their jobs and rate windows.`,
+			)} (other work on the machine during the run shows in CPU and wall figures). Parts 1–5 run one n8n process at a time, part 6 one queue-mode stack; job timings are real time, so parts 1, 3 and 6 cannot be much shorter than their jobs and rate windows.`,
 	);
 }

@@ -1,11 +1,12 @@
-// Reading the emulator's journal of one run: its requests by route, per fixed one-minute window, and the
+// Reading the emulator's journal of one run: its requests by route (quotes apart), per fixed one-minute window, and the
 // referee's violations counted by kind.
 
 /** Requests of a journal slice by route. */
 export function byRoute(j) {
-	const c = { capabilities: 0, create: 0, list: 0, get: 0, download: 0, other: 0 };
+	const c = { capabilities: 0, quote: 0, create: 0, list: 0, get: 0, download: 0, other: 0 };
 	for (const e of j) {
 		if (e.path === '/v1/capabilities') c.capabilities++;
+		else if (e.method === 'POST' && e.path === '/v1/jobs/quote') c.quote++;
 		else if (e.method === 'POST' && e.path === '/v1/jobs') c.create++;
 		else if (e.method === 'GET' && e.path === '/v1/jobs') c.list++;
 		else if (e.method === 'GET' && /^\/v1\/jobs\/[^/]+\/output$/.test(e.path)) c.download++;
@@ -16,7 +17,7 @@ export function byRoute(j) {
 }
 
 export const routeText = (c) =>
-	`${c.capabilities} cap + ${c.create} create + ${c.list} list + ${c.get} get + ${c.download} download${c.other ? ` + ${c.other} other` : ''} = ${c.capabilities + c.create + c.list + c.get + c.download + c.other}`;
+	`${c.capabilities} cap + ${c.quote ? `${c.quote} quote + ` : ''}${c.create} create + ${c.list} list + ${c.get} get + ${c.download} download${c.other ? ` + ${c.other} other` : ''} = ${c.capabilities + (c.quote ?? 0) + c.create + c.list + c.get + c.download + c.other}`;
 
 /** Requests per fixed one-minute window (aligned like the emulator's), from the first to the last. */
 export function perWindow(j, windowMs = 60_000) {

@@ -1,4 +1,4 @@
-// The command line of `npm run bench`: the options every run has (--only, --out, --no-write, --help) and
+// The command line of `npm run bench`: the options every run has (--only, --out, --no-write, --help, --doc) and
 // those each part declares in its module (`options`: [{ flags, key, parse, default, fullIf }]). A run is
 // "full" (it writes docs/benchmarks.md) when it runs every part and each option passes its `fullIf` (by
 // default: the option has its default value).
@@ -15,6 +15,8 @@ export const anyValue = () => true;
 const RUN_OPTIONS = [
 	// the previous version, for the parts that compare with it (needsPrevious)
 	{ flags: ['previous'], key: 'previous', parse: (v) => v, default: '6d65147' },
+	// write the chosen parts' own sections (and goal rows) into docs/benchmarks.md (bench/doc-section.mjs)
+	{ flags: ['doc'], key: 'doc', parse: () => true, default: false, fullIf: anyValue },
 ];
 
 const isDefault = (spec) => (value) => String(value) === String(spec.default);
@@ -41,6 +43,11 @@ export function parseArgs(argv, parts, outDefault) {
 	for (const p of o.only)
 		if (!partNames.includes(p)) throw new Error(`unknown part ${p} (${partNames})`);
 	for (const part of parts) part.check?.(o);
+	const noSection = o.only.filter((p) => !parts.find((x) => x.name === p).docSection);
+	if (o.doc && noSection.length)
+		throw new Error(
+			`--doc: ${noSection.join(', ')} ha${noSection.length > 1 ? 've' : 's'} no section of its own in docs/benchmarks.md (only ${parts.filter((p) => p.docSection).map((p) => p.name)}); use --only`,
+		);
 	o.full =
 		partNames.every((p) => o.only.includes(p)) &&
 		specs.every((s) => (s.fullIf ?? isDefault(s))(o[s.key]));

@@ -30,7 +30,7 @@ export function table(head, rows) {
 }
 
 /**
- * An empty report: `emit(text)` prints a line and keeps it; `goals` ({ goal, result, met, note }),
+ * An empty report: `emit(text)` prints a line and keeps it (`keep(text)` only keeps it); `goals` ({ goal, result, met, note }),
  * `findings` (text with this run's figures) and `durations` (part name -> ms) fill up as the parts run.
  */
 export function createReport() {
@@ -42,6 +42,10 @@ export function createReport() {
 		durations: {},
 		emit(text = '') {
 			say(text);
+			md.push(text);
+		},
+		/** Kept for docs/benchmarks.md, not printed (e.g. a section's markers, doc-section.mjs). */
+		keep(text) {
 			md.push(text);
 		},
 	};

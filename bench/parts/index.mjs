@@ -8,6 +8,9 @@
 //   prepare(ctx)         its keys, credentials (ctx.key, ctx.ourCred, ctx.baseCred) and inputs; returns
 //                        { workflows, prevWorkflows } to import, and whatever else its run needs
 //   run(ctx, prepared)   measures, then emits its section and adds its goals and findings (ctx.report)
+//   docSection, goalPrefix  optional: its section is emitted between markers and its goals' rows start with
+//                        goalPrefix, so `--only=<name> --doc` replaces just those in docs/benchmarks.md
+//                        (bench/doc-section.mjs)
 // ctx is context.mjs's. A part that needs n8n in another shape (a queue-mode stack, a regular stack
 // serving webhooks: tools/lib/queue-stack.mjs, tools/lib/regular-stack.mjs, both of stack-api.mjs's shape)
 // makes its keys in prepare, builds its credentials with context.mjs's ourCredential/baseCredential, and
@@ -17,6 +20,7 @@ import * as batch from './batch.mjs';
 import * as cpu from './cpu.mjs';
 import * as creates from './creates.mjs';
 import * as memory from './memory.mjs';
+import * as queue from './queue.mjs';
 import * as requests from './requests.mjs';
 
-export const PARTS = [requests, memory, batch, creates, cpu];
+export const PARTS = [requests, memory, batch, creates, cpu, queue];
