@@ -6,6 +6,7 @@ import type { Emulated } from '../helpers/emulated';
 import { journalCount, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, newExecutionData, runListSearch, runNode } from '../helpers/n8n';
 import { testClock } from '../helpers/serviceClock';
+import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
 
 const node = new GenerationServiceJob();
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -516,6 +517,28 @@ describe('picking up a recent identical job instead of paying again', () => {
 			const [[retried]] = await create(retry, lookBack);
 			expect(retried.json).toMatchObject({ id: first.json.id, adopted: false, replayed: true });
 			expect(retried.json.idempotencyKey).toBe(first.json.idempotencyKey);
+			expect(env.emu.control.jobs()).toHaveLength(1);
+		});
+
+		it("n8n's Retry right after a create whose answer never came picks its job up: nothing posted again", async () => {
+			// every try of the first execution's create is reset after the service committed the job
+			env.emu.control.injectFault({
+				method: 'POST',
+				path: '/v1/jobs',
+				action: 'reset_after_commit',
+				times: RETRY_POLICY.attempts,
+			});
+			const data = webhookStartedAt(1_000);
+			await expect(create({ executionId: 'e1', runExecutionData: data })).rejects.toThrow(
+				/Could not reach/,
+			);
+			expect(posts()).toBe(RETRY_POLICY.attempts);
+			// the Retry comes within one poll interval of the look the failed run made before its create:
+			// that look cannot show the job, so the Retry looks again instead of posting
+			const retry = { executionId: 'e2', mode: 'retry' as const, runExecutionData: copyOf(data) };
+			const [[retried]] = await create(retry);
+			expect(retried.json).toMatchObject({ adopted: true, replayed: false });
+			expect(posts()).toBe(RETRY_POLICY.attempts);
 			expect(env.emu.control.jobs()).toHaveLength(1);
 		});
 

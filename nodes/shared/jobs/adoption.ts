@@ -9,7 +9,7 @@ import { now, resolveService } from '../transport';
 import type { Job } from './job';
 import { MIN_POLL_MS, isFinished } from './job';
 import { MAX_VIEW_PAGES, PAGE_SIZE } from './looks';
-import { stateOf } from './recent';
+import { stateOf, uncertainCreateAt } from './recent';
 import { recentJobsOf } from './watcher';
 
 /**
@@ -285,10 +285,12 @@ export async function findAdoptable(
 ): Promise<Job | undefined> {
 	const began = lookUpBegan(run);
 	const wish = { lookBackMs: lookBackMinutes * 60_000, itemIndex, maxWaitSeconds };
-	const freshAfter = byIntent ? now() - MIN_POLL_MS : began;
+	const { serviceKey } = await resolveService(ctx, itemIndex);
+	// never a view from before a create of this process whose answer was lost (its job may be there)
+	const uncertain = uncertainCreateAt(serviceKey) + 1;
+	const freshAfter = Math.max(byIntent ? now() - MIN_POLL_MS : began, uncertain);
 	const candidate = pickFrom(ctx, run, input, await recentJobs(ctx, run, { ...wish, freshAfter }));
 	if (!candidate || isFinished(candidate)) return candidate;
-	const { serviceKey } = await resolveService(ctx, itemIndex);
 	const known = stateOf(serviceKey, candidate.id);
 	if (known?.listed && known.at >= began) return candidate;
 	// a look sent after its state was learned (e.g. its create answer said queued)

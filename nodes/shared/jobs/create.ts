@@ -25,6 +25,7 @@ import { estimateOf } from './estimate';
 import { ensureGenerationAvailable, forgetCapabilitiesOn, guardCost } from './generation';
 import type { Job } from './job';
 import { rememberJobs } from './reads';
+import { noteUncertainCreate } from './recent';
 import type { JobRun } from './run';
 import type { WaitOptions } from './waiting';
 import { waitForJob } from './waiting';
@@ -92,6 +93,11 @@ async function postJob(
 	);
 	if (!sent.created) {
 		if (hold) run.budget.failed(hold, sent.error);
+		// no answer, or a 5xx: the service may have made the job (a refusal, 4xx, made none)
+		const status = Number((sent.error as { httpCode?: unknown } | undefined)?.httpCode);
+		if (!(status >= 400 && status < 500)) {
+			noteUncertainCreate((await resolveService(ctx, itemIndex)).serviceKey, now());
+		}
 		await forgetCapabilitiesOn(ctx, sent.error);
 		throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
 			? sent.error

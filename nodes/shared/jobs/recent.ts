@@ -31,6 +31,8 @@ export interface RecentView {
 	reachedBack: number;
 	/** When the key's last first page of the list was answered: looks are spaced from it. */
 	lookedAt: number;
+	/** When a create of this process last failed without an answer (it may have made a job). */
+	uncertainAt: number;
 }
 
 /**
@@ -98,6 +100,7 @@ export function noteListLook(
 		freshAt: -Infinity,
 		reachedBack: Infinity,
 		lookedAt: -Infinity,
+		uncertainAt: -Infinity,
 	};
 	touch(serviceKey, view);
 	view.lookedAt = Math.max(view.lookedAt, look.answeredAt);
@@ -138,6 +141,20 @@ export function jobsSince(view: RecentView, since: number): Job[] {
  */
 export function stateOf(serviceKey: string, jobId: string): Known | undefined {
 	return processRecentJobs.views.get(serviceKey)?.jobs.get(jobId);
+}
+
+/**
+ * A create of this process that failed without an answer at `at` (a reset, a timeout, a 5xx after the
+ * service may have committed it): the view cannot show its job until a list look sent after it.
+ */
+export function noteUncertainCreate(serviceKey: string, at: number): void {
+	const view = processRecentJobs.views.get(serviceKey);
+	if (view) view.uncertainAt = Math.max(view.uncertainAt, at);
+}
+
+/** When a create of this process last failed without an answer (-Infinity: never, or no view). */
+export function uncertainCreateAt(serviceKey: string): number {
+	return processRecentJobs.views.get(serviceKey)?.uncertainAt ?? -Infinity;
 }
 
 /** When the key's last first page of the list was answered by this process (-Infinity: never). */
