@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 
 import { journalFact } from '../../tools/lib/soak/judge.mjs';
-import { socketOwner } from '../../tools/lib/soak/soak.mjs';
+import { socketOwner } from '../../tools/lib/soak/watchers.mjs';
 import { pause } from '../../tools/lib/wait.mjs';
 import { workerLogEvent } from './queue-figures.mjs';
 

@@ -5,7 +5,7 @@
 //   trigger  Webhook (answers with the job) → Create; and the Job Finished trigger (polling on the main at
 //            second `pollSecond` of every minute) → Download Output → Deliver MP4
 // Deliver MP4 = n8n's HTTP Request node posting the MP4 to the bench's sink (`?job=<id>`), which checks its
-// sha256 (tools/lib/soak/soak.mjs startSink).
+// sha256 (tools/lib/soak/setup.mjs startSink).
 import { randomUUID } from 'node:crypto';
 
 import { loadExample, packageNodeType } from '../../tools/lib/repo.mjs';

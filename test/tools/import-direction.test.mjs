@@ -20,8 +20,8 @@ function filesUnder(dir) {
 	});
 }
 
-/** The repo folders (first path segment) that `file`'s relative imports reach. */
-export function importedAreas(file, text = fs.readFileSync(path.join(REPO, file), 'utf8')) {
+/** The repo paths `file`'s relative imports name (as written: a .ts module may be named without its extension). */
+export function importedPaths(file, text = fs.readFileSync(path.join(REPO, file), 'utf8')) {
 	const specs = [
 		...text.matchAll(/\bfrom\s+'([^']+)'/g),
 		...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g),
@@ -29,9 +29,22 @@ export function importedAreas(file, text = fs.readFileSync(path.join(REPO, file)
 	].map((m) => m[1]);
 	return specs
 		.filter((s) => s.startsWith('.'))
-		.map((s) => path.relative(REPO, path.resolve(REPO, path.dirname(file), s)).split(path.sep))
+		.map((s) => path.relative(REPO, path.resolve(REPO, path.dirname(file), s)));
+}
+
+/** The repo folders (first path segment) that `file`'s relative imports reach. */
+export function importedAreas(file, text) {
+	return importedPaths(file, text)
+		.map((p) => p.split(path.sep))
 		.map((parts) => (parts[0] === 'tools' ? `tools/${parts[1]}` : parts[0]));
 }
+
+/** Whether an imported path names a file (as TypeScript and tsx resolve it: as is, .ts, /index.ts). */
+const resolves = (p) =>
+	[p, `${p}.ts`, `${p}.js`, path.join(p, 'index.ts')].some((c) => {
+		const abs = path.join(REPO, c);
+		return fs.existsSync(abs) && fs.statSync(abs).isFile();
+	});
 
 const RULES = [
 	{ from: 'tools/lib', never: ['scripts', 'test', 'bench'] },
@@ -53,6 +66,25 @@ describe('import direction', () => {
 			assert.deepEqual(bad, []);
 		});
 	}
+
+	it('every relative import of the tooling, commands, benchmarks and suites names a file that exists', () => {
+		const missing = ['tools', 'scripts', 'bench', 'test', 'emulator'].flatMap((dir) =>
+			filesUnder(dir).flatMap((file) =>
+				importedPaths(file)
+					.filter((p) => !resolves(p))
+					.map((p) => `${file} → ${p}`),
+			),
+		);
+		assert.deepEqual(missing, []);
+	});
+
+	it('finds an import of a file that is not there (the check can fail)', () => {
+		const planted = ['import { startSink } from', "'../../tools/lib/soak/soak.mjs';"].join(' ');
+		const paths = importedPaths('bench/parts/queue.mjs', planted);
+		assert.deepEqual(paths, ['tools/lib/soak/soak.mjs']);
+		assert.equal(resolves(paths[0]), false);
+		assert.equal(resolves('tools/lib/soak/setup.mjs'), true);
+	});
 
 	it('finds a planted import (the check can fail)', () => {
 		// built from parts, so that this file's own text does not hold the imports it plants
