@@ -492,6 +492,7 @@ if (e2eHosts().includes('2')) {
 
 /** The band of the canvas that holds the nodes (the fitted canvas is mostly empty above and below). */
 async function shotOfCanvas(page, file) {
+	await closeProductionChecklist(page);
 	const boxes = await page.locator('[data-test-id="canvas-node"]').evaluateAll((els) =>
 		els.map((e) => {
 			const r = e.getBoundingClientRect();
@@ -504,6 +505,30 @@ async function shotOfCanvas(page, file) {
 		path: file,
 		clip: { x: 41, y: top, width: VIEWPORT.width - 41, height: bottom - top },
 	});
+}
+
+/** n8n 2.x opens a "Production Checklist" card over the canvas of a published workflow: closed by its ×. */
+async function closeProductionChecklist(page) {
+	const title = page.getByText('Production Checklist', { exact: true }).first();
+	if (!(await title.isVisible().catch(() => false))) return;
+	// the × is the control on the title's line, right of it, inside the card (an ancestor < 600 px wide)
+	const at = await title.evaluate((t) => {
+		const line = t.getBoundingClientRect();
+		for (let card = t.parentElement; card && card !== document.body; card = card.parentElement) {
+			if (card.getBoundingClientRect().width > 600) return null;
+			for (const el of card.querySelectorAll('button, [role="button"], svg')) {
+				const b = el.getBoundingClientRect();
+				const middle = (b.top + b.bottom) / 2;
+				if (b.left > line.right && Math.abs(middle - (line.top + line.bottom) / 2) < 20) {
+					return { x: (b.left + b.right) / 2, y: middle };
+				}
+			}
+		}
+		return null;
+	});
+	if (!at) return;
+	await page.mouse.click(at.x, at.y);
+	await title.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
 }
 
 /** The node panel searching "Generation Service": the package's five nodes. */
