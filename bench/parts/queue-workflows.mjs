@@ -5,10 +5,11 @@
 //   trigger  Webhook (answers with the job) → Create; and the Job Finished trigger (polling on the main at
 //            second `pollSecond` of every minute) → Download Output → Deliver MP4
 // Deliver MP4 = n8n's HTTP Request node posting the MP4 to the bench's sink (`?job=<id>`), which checks its
-// sha256 (tools/lib/soak/setup.mjs startSink).
+// sha256 (tools/lib/soak/sink.mjs startSink).
 import { randomUUID } from 'node:crypto';
 
 import { loadExample, packageNodeType } from '../../tools/lib/repo.mjs';
+import { postToSink } from '../../tools/lib/soak/sink.mjs';
 
 const JOB = packageNodeType('generationServiceJob');
 const TRIGGER = packageNodeType('generationServiceTrigger');
@@ -80,14 +81,7 @@ const create = (cred, options) =>
 
 /** n8n's HTTP Request node posting the item's MP4 (binary field `data`) to the sink, for job `$json.id`. */
 const deliver = (sinkUrl) =>
-	node('Deliver MP4', 'n8n-nodes-base.httpRequest', 4.2, {
-		method: 'POST',
-		url: `=${sinkUrl}?job={{ $json.id }}`,
-		sendBody: true,
-		contentType: 'binaryData',
-		inputDataFieldName: 'data',
-		options: {},
-	});
+	node('Deliver MP4', 'n8n-nodes-base.httpRequest', 4.2, postToSink(sinkUrl));
 
 /** Connections of nodes in a line. */
 function chain(...names) {

@@ -16,7 +16,7 @@ import path from 'node:path';
 
 import { startQueueStack } from '../../tools/lib/queue-stack.mjs';
 import { findRedisServer } from '../../tools/lib/redis.mjs';
-import { startSink } from '../../tools/lib/soak/setup.mjs';
+import { startSink } from '../../tools/lib/soak/sink.mjs';
 import { ourCredential } from '../context.mjs';
 import { anyValue, names } from '../options.mjs';
 import { LIMIT, SLOTS, measurePattern } from './queue-measure.mjs';

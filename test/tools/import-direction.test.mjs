@@ -83,7 +83,7 @@ describe('import direction', () => {
 		const paths = importedPaths('bench/parts/queue.mjs', planted);
 		assert.deepEqual(paths, ['tools/lib/soak/soak.mjs']);
 		assert.equal(resolves(paths[0]), false);
-		assert.equal(resolves('tools/lib/soak/setup.mjs'), true);
+		assert.equal(resolves('tools/lib/soak/sink.mjs'), true);
 	});
 
 	it('finds a planted import (the check can fail)', () => {

@@ -56,8 +56,9 @@
 // The modules, one job each (imports go from run.mjs down, none back up):
 //   index.mjs           this: the API the soak command (scripts/soak.mjs) and the queue-mode suite use
 //   settings.mjs        the emulator's settings, key A's limit, the ids of credentials, workflows, webhooks
+//   sink.mjs            the sink MP4s are posted to (also the bench's), and the post's parameters
 //   workflows.mjs       the three workflows
-//   setup.mjs           the sink, the keys and credentials, setupSoak and publishSoak
+//   setup.mjs           the keys and credentials, setupSoak and publishSoak
 //   run-state.mjs       what a run's actors share: its clock, counters, intents, Redis restarts, the end flag
 //   load.mjs            the callers
 //   faults.mjs          the seeded streams (prng) and the service faults

@@ -1,35 +1,8 @@
-// Before and after the stack starts: the sink the trigger path delivers MP4s to, the keys A, B, C on the emulator
-// and their credentials, the workflows to import (n8n wants them before the main starts), then publishing them.
-import { createHash } from 'node:crypto';
-import http from 'node:http';
-
+// Before and after the stack starts: the sink (sink.mjs), the keys A, B, C on the emulator and their
+// credentials, the workflows to import (n8n wants them before the main starts), then publishing them.
 import { CRED, KEY_A_LIMIT, WF } from './settings.mjs';
+import { startSink } from './sink.mjs';
 import { soakWorkflows } from './workflows.mjs';
-
-const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
-
-/** The sink the trigger path delivers MP4s to: job id → [{ sha256, bytes, at }]. */
-export async function startSink() {
-	const deliveries = new Map();
-	const server = http.createServer((req, res) => {
-		const chunks = [];
-		req.on('data', (c) => chunks.push(c));
-		req.on('end', () => {
-			const job = new URL(req.url, 'http://x').searchParams.get('job');
-			const body = Buffer.concat(chunks);
-			if (!deliveries.has(job)) deliveries.set(job, []);
-			deliveries.get(job).push({ sha256: sha256(body), bytes: body.length, at: Date.now() });
-			res.writeHead(200, { 'Content-Type': 'application/json' });
-			res.end('{"ok":true}');
-		});
-	});
-	await new Promise((r) => server.listen(0, '127.0.0.1', r));
-	return {
-		url: `http://127.0.0.1:${server.address().port}/deliver`,
-		deliveries,
-		close: () => new Promise((r) => server.close(r)),
-	};
-}
 
 /** Credentials of the soak (keys A, B, C created on the emulator now). */
 export function soakCredentials(emu) {

@@ -7,6 +7,7 @@
 //            → HTTP Request posting the MP4 to the soak's sink (setup.mjs)
 import { packageNodeType as nodeType } from '../repo.mjs';
 import { CRED, HOOK, WF } from './settings.mjs';
+import { postToSink } from './sink.mjs';
 
 const creds = (k) => ({ generationServiceApi: CRED[k] });
 
@@ -190,14 +191,7 @@ function deliverWorkflow({ sinkUrl, pollSecond }) {
 				retryOnFail: true,
 				maxTries: 3,
 				waitBetweenTries: 2000,
-				parameters: {
-					method: 'POST',
-					url: `=${sinkUrl}?job={{ $json.id }}`,
-					sendBody: true,
-					contentType: 'binaryData',
-					inputDataFieldName: 'data',
-					options: {},
-				},
+				parameters: postToSink(sinkUrl),
 			},
 		],
 		connections: {
