@@ -207,7 +207,11 @@ export class Referee {
 	 * the spec's polling advice is for waiting until the end ("until `state` is `succeeded` or `failed`"),
 	 * so reading a finished job again (another workflow's Download Output, a caller's repeat) is not a poll.
 	 */
-	private reads = new Map<string, { at: number; accountId: string | null }>();
+	/** The last successful answer naming each unfinished job (a read or a creation): when, and which request. */
+	private reads = new Map<
+		string,
+		{ at: number; accountId: string | null; requestId: string; route: string }
+	>();
 	/**
 	 * First pages of the job list of each key: looks it may still make at once (`credit`, one more
 	 * earned per minPollIntervalMs up to LIST_LOOK_BURST) and how many unfinished jobs the last one showed.
@@ -312,7 +316,7 @@ export class Referee {
 				this.flag(
 					a,
 					'poll_too_soon',
-					`job ${a.jobRead} read again ${seconds(a.at - read.at)} after the previous successful read (minimum ${seconds(min)})`,
+					`job ${a.jobRead} read again ${seconds(a.at - read.at)} after the previous successful read (minimum ${seconds(min)}; that answer: ${read.requestId}, ${read.route})`,
 					kinds,
 				);
 			}
@@ -367,7 +371,10 @@ export class Referee {
 		}
 		const ok = r.status >= 200 && r.status < 300 && r.delivery === 'full';
 		if (ok && r.jobId && r.jobFinished) this.reads.delete(r.jobId);
-		else if (ok && r.jobId) this.reads.set(r.jobId, { at: r.at, accountId: a.accountId });
+		else if (ok && r.jobId) {
+			const route = `${a.method} ${a.path}`;
+			this.reads.set(r.jobId, { at: r.at, accountId: a.accountId, requestId: a.requestId, route });
+		}
 		if (ok && a.jobListLook && a.keyId) {
 			const budget = this.listLooks.get(a.keyId);
 			this.listLooks.set(a.keyId, answerListLook(budget, r.at, r.unfinishedListed ?? 0));

@@ -86,6 +86,7 @@ export const journalFact = (entry, process) => ({
 	violations: entry.violations,
 	jobListLook: entry.jobListLook,
 	unfinishedListed: entry.unfinishedListed,
+	fault: entry.fault,
 	process,
 });
 
@@ -199,13 +200,19 @@ export function judgeViolations(refereeViolations, { arrivals, entries }, rules)
 			return earlyArrivalCollision(v, who, holds, rules.graceMs);
 		return undefined;
 	};
+	// the earlier answer a violation names (poll_too_soon: "that answer: req_…"): its process and fault
+	const earlierOf = (v) => {
+		const id = /that answer: (req_\w+)/.exec(v.detail ?? '')?.[1];
+		const e = id && entries.find((x) => x.requestId === id);
+		return e ? { requestId: id, process: e.process, fault: e.fault ?? null } : undefined;
+	};
 	const violations = [];
 	const collisions = [];
 	for (const v of refereeViolations) {
 		const who = processOf.get(v.requestId) ?? UNKNOWN;
 		const detail = collisionOf(v, who);
 		if (detail) collisions.push({ kind: v.kind, keyId: v.keyId, at: v.at, detail });
-		else violations.push({ ...v, process: who, ownLook: ownLook.get(v.requestId) });
+		else violations.push({ ...v, process: who, ownLook: ownLook.get(v.requestId), earlier: earlierOf(v) });
 	}
 	return { violations, collisions };
 }
@@ -216,7 +223,10 @@ export function describeViolation(v, t0) {
 	const judged = v.ownLook
 		? `, its own looks judged alone: ${v.ownLook.tooSoon ? 'too soon' : 'within'}`
 		: '';
-	return `${v.kind} ${v.method} ${v.path} (${by}${judged}) ${v.detail ?? ''}`;
+	const earlier = v.earlier
+		? ` [that answer by ${v.earlier.process}${v.earlier.fault ? `, fault ${v.earlier.fault}` : ''}]`
+		: '';
+	return `${v.kind} ${v.method} ${v.path} (${by}${judged}) ${v.detail ?? ''}${earlier}`;
 }
 
 /** The soak's problem line for its violations (the first 10 described). */
