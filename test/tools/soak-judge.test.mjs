@@ -295,13 +295,97 @@ describe('an unknown process', () => {
 	});
 });
 
+describe('reads of a job too soon after another answer naming it (poll_too_soon)', () => {
+	/** A read of job_1 (or a creation, `post`) as its arrival was recorded. */
+	const read = (requestId, at, process, { post = false } = {}) => ({
+		requestId,
+		at,
+		keyId: KEY_A,
+		jobRead: post ? null : 'job_1',
+		process,
+	});
+	/** The referee's poll_too_soon, naming the answer it came too soon after. */
+	const tooSoon = (requestId, at, earlier) => ({
+		...violation(requestId, at, 'poll_too_soon'),
+		detail: `job job_1 read again 4.758 s after the previous successful read (minimum 5 s; that answer: ${earlier}, GET /v1/jobs/job_1)`,
+	});
+
+	test("a read after another process's answer, its own last read 5 s or more before, is a collision", () => {
+		// worker1 follows job_1 every 5 s; the trigger on the main reads it once, 4.758 s after worker1
+		const arrivals = [
+			read('req_w1a', T0, W1),
+			read('req_w1b', T0 + 5200, W1),
+			read('req_main', T0 + 9958, MAIN),
+		];
+		const r = judge([tooSoon('req_main', T0 + 9958, 'req_w1b')], { arrivals });
+		assert.deepEqual(r.violations, []);
+		assert.deepEqual(r.collisions, [
+			{
+				kind: 'poll_too_soon',
+				keyId: KEY_A,
+				at: T0 + 9958,
+				detail: { process: MAIN, sharedWith: [W1], ownGapMs: null },
+			},
+		]);
+		const report = {
+			collisions: reportedCollisions(r.collisions, keyLabel),
+			sharedKeyCollisions: {},
+		};
+		assert.match(
+			describeCollisions(report),
+			/main \(pid 100\) read a job for the first time, soon after worker1/,
+		);
+	});
+
+	test('a read too soon after its own last read is a violation, though another process read it too', () => {
+		const arrivals = [
+			read('req_w1a', T0, W1),
+			read('req_main', T0 + 2000, MAIN),
+			read('req_w1b', T0 + 4000, W1),
+		];
+		const r = judge([tooSoon('req_w1b', T0 + 4000, 'req_main')], { arrivals });
+		assert.deepEqual(r.collisions, []);
+		assert.equal(r.violations.length, 1);
+		assert.equal(r.violations[0].earlier.process, MAIN);
+		assert.match(describeViolation(r.violations[0], T0), /\[that answer by main \(pid 100\)\]/);
+	});
+
+	test("a read too soon after the process's own answer (its creation) is a violation", () => {
+		const arrivals = [read('req_post', T0, W1, { post: true }), read('req_w1', T0 + 4000, W1)];
+		const r = judge([tooSoon('req_w1', T0 + 4000, 'req_post')], { arrivals });
+		assert.deepEqual(r.collisions, []);
+		assert.equal(r.violations.length, 1);
+	});
+
+	test('an earlier answer or a reader not known is a violation', () => {
+		const arrivals = [read('req_w1', T0, W1), read('req_x', T0 + 4000, UNKNOWN)];
+		const r = judge(
+			[
+				tooSoon('req_x', T0 + 4000, 'req_w1'), // the reader unknown
+				tooSoon('req_main', T0 + 4100, 'req_gone'), // the earlier answer not recorded
+			],
+			{ arrivals: [...arrivals, read('req_main', T0 + 4100, MAIN)] },
+		);
+		assert.deepEqual(r.collisions, []);
+		assert.equal(r.violations.length, 2);
+	});
+
+	test('the soak looks up the process of every read and creation of a job as it arrives', () => {
+		const notice = (method, path) => ({ method, path, keyId: KEY_B, violations: [] });
+		assert.equal(ownerNeededAtArrival(notice('GET', '/v1/jobs/job_1'), KEY_A), true);
+		assert.equal(ownerNeededAtArrival(notice('POST', '/v1/jobs'), KEY_A), true);
+		assert.equal(ownerNeededAtArrival(notice('GET', '/v1/jobs/job_1/output'), KEY_A), false);
+		assert.equal(ownerNeededAtArrival(notice('POST', '/v1/jobs/quote'), KEY_A), false);
+	});
+});
+
 describe('other kinds of violation', () => {
 	test('are violations whoever sent them, whatever another process was told', () => {
 		const entries = [
 			told('r0', T0 - 1000, W2, 5),
-			entry('p1', T0, W1, { violations: ['poll_too_soon'] }),
+			entry('p1', T0, W1, { violations: ['idempotency_key_changed'] }),
 		];
-		const r = judge([violation('p1', T0, 'poll_too_soon')], { entries });
+		const r = judge([violation('p1', T0, 'idempotency_key_changed')], { entries });
 		assert.deepEqual(r.collisions, []);
 		assert.equal(r.violations.length, 1);
 	});
@@ -342,7 +426,7 @@ describe("executions lost with Redis's queue", () => {
 });
 
 describe('what the soak records and reports', () => {
-	test('the watchers look up the process of judged, shared-key and list-look requests only', () => {
+	test('the watchers look up the process of judged, shared-key, list-look and job-naming requests only', () => {
 		const notice = { violations: [], keyId: KEY_B, jobListLook: false };
 		assert.equal(ownerNeededAtArrival(notice, KEY_A), false);
 		assert.equal(ownerNeededAtArrival({ ...notice, keyId: KEY_A }, KEY_A), true);
@@ -354,7 +438,8 @@ describe('what the soak records and reports', () => {
 		assert.equal(ownerNeededInJournal(told('y', T0, W1, 2, { ip: true })), true);
 		assert.equal(ownerNeededInJournal({ ...plain, status: 429, errorCode: 'rate_limited' }), false);
 		assert.equal(ownerNeededInJournal({ ...plain, violations: ['exhausted_window'] }), true);
-		assert.equal(ownerNeededInJournal({ ...plain, violations: ['poll_too_soon'] }), false);
+		assert.equal(ownerNeededInJournal({ ...plain, violations: ['poll_too_soon'] }), true);
+		assert.equal(ownerNeededInJournal({ ...plain, violations: ['idempotency_key_changed'] }), false);
 	});
 
 	test('waits told and 429 ip_rate_limited answers per role', () => {

@@ -4,10 +4,11 @@
 // soak collects while it runs: no I/O, no timers, no clock.
 //
 // The records (the soak's watchers look the process up while the client's socket is open):
-//   arrival  { requestId, at, keyId, process }       each request whose process was looked up as it arrived
+//   arrival  { requestId, at, keyId, jobRead, process }
+//                                                    each request whose process was looked up as it arrived
 //                                                    (ownerNeededAtArrival), e.g. every request of the
 //                                                    shared key (the emulator counts it in the window it
-//                                                    arrives in)
+//                                                    arrives in) and every read or creation of a job
 //   entry    { requestId, at, keyId, status, errorCode, retryAfter, violations, jobListLook,
 //              unfinishedListed, process }           each journal entry the judge needs
 //                                                    (ownerNeededInJournal): 429s with Retry-After (who was
@@ -26,6 +27,10 @@
 //       process's own looks of that key, judged alone with the referee's rule (judgeListLooks), were within
 //       the budget and another known process looked at that key's list while the budget refilled
 //       (LIST_LOOK_BURST × minPollIntervalMs); else a violation
+//   poll_too_soon  the referee counts the 5 s between answers naming a job per account; a collision when the
+//       answer it came too soon after went to another known process (e.g. the trigger on the main reading an
+//       open job a worker waits for) and the process's own last read of that job was at least the poll
+//       interval before; else a violation
 //   any other kind, or an unknown process: a violation
 // Executions (judgeExecutions): one the main enqueued before a Redis restart that no worker ever started is
 // lost with Redis's queue (n8n leaves it `new`), reported apart from executions left running.
@@ -33,12 +38,22 @@ import { judgeListLooks, LIST_LOOK_BURST } from '../../../emulator/src/referee.t
 
 export const UNKNOWN = 'unknown';
 /** Violation kinds whose judgement depends on the process behind the request. */
-export const JUDGED_BY_PROCESS = ['retry_after_ip', 'retry_after_key', 'exhausted_window'];
+export const JUDGED_BY_PROCESS = [
+	'retry_after_ip',
+	'retry_after_key',
+	'exhausted_window',
+	'poll_too_soon',
+];
 /** Execution statuses of an execution not finished. */
 export const RUNNING_STATUSES = ['running', 'new', 'waiting', 'unknown'];
 
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const isListLook = (r) => Boolean(r.jobListLook) && r.keyId !== null;
+/** The job a request reads (GET /v1/jobs/{id}), else null. */
+export const jobReadOf = (r) =>
+	r.method === 'GET' ? (/^\/v1\/jobs\/(job_[^/]+)$/.exec(r.path ?? '')?.[1] ?? null) : null;
+/** A request whose answer names a job (a read, or a creation): the referee's poll_too_soon counts from it. */
+const namesJob = (r) => jobReadOf(r) !== null || (r.method === 'POST' && r.path === '/v1/jobs');
 
 /** A process: its name and pid (`worker2 (pid 571)`). */
 export const processName = ({ name, pid }) => `${name} (pid ${pid})`;
@@ -51,7 +66,12 @@ export const judgedByProcess = (kinds) => kinds.some((k) => JUDGED_BY_PROCESS.in
 
 /** Whether the soak must find the process behind a request as it arrives (an arrival notice). */
 export function ownerNeededAtArrival(notice, sharedKeyId) {
-	return judgedByProcess(notice.violations) || notice.keyId === sharedKeyId || isListLook(notice);
+	return (
+		judgedByProcess(notice.violations) ||
+		notice.keyId === sharedKeyId ||
+		isListLook(notice) ||
+		namesJob(notice)
+	);
 }
 
 /** The limit a 429 told its process to wait for: 'ip', the key's id, or undefined (no such wait). */
@@ -72,6 +92,7 @@ export const arrivalFact = (notice, process) => ({
 	requestId: notice.requestId,
 	at: notice.at,
 	keyId: notice.keyId,
+	jobRead: jobReadOf(notice),
 	process,
 });
 
@@ -167,6 +188,23 @@ export function usedWindowCollision(v, who, arrivals, { sharedKeyId, rateWindowM
 	return sharedWith.length ? { process: who, sharedWith } : undefined;
 }
 
+/**
+ * poll_too_soon by `who`, `earlier` the answer it came too soon after ({ process }, named by the referee):
+ * a collision when that answer went to another known process and `who`'s own last read of the job (its
+ * arrivals) was at least the poll interval before; else undefined (a violation).
+ */
+export function readCollision(v, who, earlier, arrivals, minPollIntervalMs) {
+	if (who === UNKNOWN || !earlier || earlier.process === UNKNOWN || earlier.process === who) {
+		return undefined;
+	}
+	const job = jobReadOf(v);
+	const own = arrivals
+		.filter((a) => a.process === who && a.jobRead === job && a.at < v.at)
+		.reduce((last, a) => (!last || a.at > last.at ? a : last), undefined);
+	if (own && v.at - own.at < minPollIntervalMs) return undefined;
+	return { process: who, sharedWith: [earlier.process], ownGapMs: own ? v.at - own.at : null };
+}
+
 /** list_poll_too_soon by `who` (its own looks' judgement `own`): the collision, or undefined. */
 export function listLookCollision(v, who, own, looks, minPollIntervalMs) {
 	if (who === UNKNOWN || !own || own.tooSoon) return undefined;
@@ -188,23 +226,26 @@ export function listLookCollision(v, who, own, looks, minPollIntervalMs) {
  * `collisions` ({ kind, keyId, at, detail }: see the collision functions above) are reported.
  */
 export function judgeViolations(refereeViolations, { arrivals, entries }, rules) {
-	const processOf = new Map(entries.map((e) => [e.requestId, e.process]));
+	const processOf = new Map([...arrivals, ...entries].map((e) => [e.requestId, e.process]));
 	const holds = holdsOf(entries);
 	const looks = listLooksOf(entries);
 	const ownLook = judgeOwnListLooks(looks, rules.minPollIntervalMs);
+	// the earlier answer a violation names (poll_too_soon: "that answer: req_…"): its process and fault
+	const earlierOf = (v) => {
+		const id = /that answer: (req_\w+)/.exec(v.detail ?? '')?.[1];
+		if (!id || !processOf.has(id)) return undefined;
+		const fault = entries.find((x) => x.requestId === id)?.fault ?? null;
+		return { requestId: id, process: processOf.get(id), fault };
+	};
 	const collisionOf = (v, who) => {
 		if (v.kind === 'exhausted_window') return usedWindowCollision(v, who, arrivals, rules);
 		if (v.kind === 'list_poll_too_soon')
 			return listLookCollision(v, who, ownLook.get(v.requestId), looks, rules.minPollIntervalMs);
 		if (v.kind === 'retry_after_ip' || v.kind === 'retry_after_key')
 			return earlyArrivalCollision(v, who, holds, rules.graceMs);
+		if (v.kind === 'poll_too_soon')
+			return readCollision(v, who, earlierOf(v), arrivals, rules.minPollIntervalMs);
 		return undefined;
-	};
-	// the earlier answer a violation names (poll_too_soon: "that answer: req_…"): its process and fault
-	const earlierOf = (v) => {
-		const id = /that answer: (req_\w+)/.exec(v.detail ?? '')?.[1];
-		const e = id && entries.find((x) => x.requestId === id);
-		return e ? { requestId: id, process: e.process, fault: e.fault ?? null } : undefined;
 	};
 	const violations = [];
 	const collisions = [];
@@ -212,7 +253,13 @@ export function judgeViolations(refereeViolations, { arrivals, entries }, rules)
 		const who = processOf.get(v.requestId) ?? UNKNOWN;
 		const detail = collisionOf(v, who);
 		if (detail) collisions.push({ kind: v.kind, keyId: v.keyId, at: v.at, detail });
-		else violations.push({ ...v, process: who, ownLook: ownLook.get(v.requestId), earlier: earlierOf(v) });
+		else
+			violations.push({
+				...v,
+				process: who,
+				ownLook: ownLook.get(v.requestId),
+				earlier: earlierOf(v),
+			});
 	}
 	return { violations, collisions };
 }
@@ -257,9 +304,11 @@ export function describeCollisions(r) {
 			? `${c.kind} key ${c.key ?? '-'}: ${c.process} had ${c.ownCredit} first-page look(s) left by itself; the key's budget was spent with ${c.sharedWith.join(', ')}`
 			: c.kind === 'exhausted_window' && c.process
 				? `${c.kind} key ${c.key ?? '-'}: ${c.process} into a window ${c.sharedWith.join(', ')} used too`
-				: c.process
-					? `${c.kind} key ${c.key ?? '-'}: ${c.process} ${(c.afterMs / 1000).toFixed(2)} s after ${c.toldProcess} was told to wait, ${(c.earlyMs / 1000).toFixed(2)} s before that wait ended`
-					: `${c.kind} key ${c.key}`,
+				: c.kind === 'poll_too_soon' && c.process
+					? `${c.kind} key ${c.key ?? '-'}: ${c.process} read a job ${c.ownGapMs === null ? 'for the first time' : `${(c.ownGapMs / 1000).toFixed(1)} s after its own last read`}, soon after ${c.sharedWith.join(', ')} did`
+					: c.process
+						? `${c.kind} key ${c.key ?? '-'}: ${c.process} ${(c.afterMs / 1000).toFixed(2)} s after ${c.toldProcess} was told to wait, ${(c.earlyMs / 1000).toFixed(2)} s before that wait ended`
+						: `${c.kind} key ${c.key}`,
 	);
 	return `${r.collisions.length} collision(s) of processes sharing a limit (not told themselves; list looks within their own budget): ${JSON.stringify(r.sharedKeyCollisions)}: ${each.join('; ')}`;
 }
