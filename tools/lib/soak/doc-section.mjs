@@ -33,7 +33,10 @@ from the violations: the soak finds the process behind each request of key A and
 as it arrives) and counts as a violation any request of a process that was itself told to wait, or that used
 up a window alone. Likewise a first page of key A's job list judged too
 soon (\`list_poll_too_soon\`, one budget of looks per key) is a collision only when its process's own looks,
-judged alone with the referee's rule, were within that budget. \`npm test\` runs a short one on the
+judged alone with the referee's rule, were within that budget; and a read of a job within 5 s of another
+answer naming it (\`poll_too_soon\`, counted per account) is a collision only when that answer went to another
+process (e.g. the Job Finished trigger on the main reading an open job that a worker's wait follows) and the
+reader's own last read of the job was 5 s or more before. \`npm test\` runs a short one on the
 queue-mode suite's stack (test/e2e/queue-mode.test.mjs, test e: 2 minutes of load, seed 20261125, every
 service fault kind, the two worker SIGKILLs). Both fail on violations and report collisions: a process
 that shares nothing with the others cannot know what they were told, and learns it from its own 429.
