@@ -1,3 +1,4 @@
+import type { IDataObject } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
 import { startEmulator } from '../../emulator/src';
@@ -105,4 +106,16 @@ export function sha256(bytes: Buffer): string {
 /** Requests the emulator journaled for a method and path (regex over the /v1 path). */
 export function journalCount(emu: RunningEmulator, method: string, path: RegExp): number {
 	return emu.control.journal().filter((e) => e.method === method && path.test(e.path)).length;
+}
+
+/** The error a node run (or any promise) fails with; fails the test when it does not fail. */
+export async function fails(
+	promise: Promise<unknown>,
+): Promise<Error & { context: IDataObject; description?: string; httpCode?: string }> {
+	try {
+		await promise;
+	} catch (error) {
+		return error as Error & { context: IDataObject; description?: string; httpCode?: string };
+	}
+	throw new Error('expected a failure');
 }

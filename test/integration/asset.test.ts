@@ -12,7 +12,7 @@ import { CHARACTER_JPEG, CHARACTER_PNG, SAMPLE_VIDEO_MP4 } from '../../emulator/
 import { AssetSchema, QuotaSchema, responses } from '../../emulator/src/schemas';
 import { GenerationServiceAsset } from '../../nodes/GenerationServiceAsset/GenerationServiceAsset.node';
 import type { Emulated } from '../helpers/emulated';
-import { startEmulated } from '../helpers/emulated';
+import { fails, startEmulated } from '../helpers/emulated';
 import { binaryItem, runListSearch, runNode } from '../helpers/n8n';
 
 type Emulator = Emulated['emu'];
@@ -49,15 +49,6 @@ async function run(
 		continueOnFail: options.continueOnFail,
 	});
 	return out;
-}
-
-async function fails(promise: Promise<unknown>) {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error & { context: IDataObject; description?: string; httpCode?: string };
-	}
-	throw new Error('expected a failure');
 }
 
 async function upload(bytes: Buffer, fileName: string, mimeType: string, key?: string) {

@@ -9,7 +9,7 @@ import type { IDataObject, INodeExecutionData, IRunExecutionData } from 'n8n-wor
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
 import type { Emulated } from '../helpers/emulated';
-import { journalCount, startEmulated } from '../helpers/emulated';
+import { fails, journalCount, startEmulated } from '../helpers/emulated';
 import { newExecutionData, runNode } from '../helpers/n8n';
 
 const node = new GenerationServiceJob();
@@ -47,15 +47,6 @@ async function create(call: Call): Promise<INodeExecutionData> {
 		runExecutionData: call.runExecutionData,
 	});
 	return item;
-}
-
-async function fails(promise: Promise<unknown>) {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error & { context: IDataObject };
-	}
-	throw new Error('expected a failure');
 }
 
 const capabilityReads = () => journalCount(env.emu, 'GET', /^\/v1\/capabilities$/);

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
 import { responses } from '../../emulator/src/schemas';
 import type { Emulated } from '../helpers/emulated';
-import { journalCount, sha256, startEmulated } from '../helpers/emulated';
+import { fails, journalCount, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, newExecutionData, runListSearch, runNode } from '../helpers/n8n';
 import { testClock } from '../helpers/serviceClock';
 import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
@@ -31,15 +31,6 @@ function run(parameters: IDataObject, extra: Partial<Parameters<typeof runNode>[
 async function capabilities() {
 	const res = await fetch(`${env.emu.baseUrl}/capabilities`);
 	return ((await res.json()) as { data: { generation: { pricing: unknown } } }).data;
-}
-
-async function fails(promise: Promise<unknown>) {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error & { context: IDataObject; description?: string };
-	}
-	throw new Error('expected a failure');
 }
 
 const textJob = {

@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { PersonaSchema } from '../../emulator/src/schemas';
 import { GenerationServicePersona } from '../../nodes/GenerationServicePersona/GenerationServicePersona.node';
 import type { Emulated } from '../helpers/emulated';
-import { startEmulated } from '../helpers/emulated';
+import { fails, startEmulated } from '../helpers/emulated';
 import { runListSearch, runNode } from '../helpers/n8n';
 
 type Emulator = Emulated['emu'];
@@ -34,15 +34,6 @@ async function run(
 		continueOnFail: options.continueOnFail,
 	});
 	return out;
-}
-
-async function fails(promise: Promise<unknown>) {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error & { context: IDataObject; httpCode?: string };
-	}
-	throw new Error('expected a failure');
 }
 
 describe('Persona node against the emulator', () => {

@@ -10,7 +10,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
 import { processWatchers } from '../../nodes/shared/jobs';
 import type { Emulated } from '../helpers/emulated';
-import { sha256, startEmulated } from '../helpers/emulated';
+import { fails, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runNode } from '../helpers/n8n';
 
 const node = new GenerationServiceJob();
@@ -73,15 +73,6 @@ const looks = () =>
 		.map((e) => e.at);
 const jobReads = () =>
 	env.emu.control.journal().filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
-
-async function fails(promise: Promise<unknown>) {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error & { context: IDataObject };
-	}
-	throw new Error('expected a failure');
-}
 
 async function expectMp4(item: INodeExecutionData) {
 	expect(item.json.state).toBe('succeeded');
