@@ -42,6 +42,19 @@ export interface OperationModule<R = RunScope> {
 	execute: OperationExecute<R>;
 }
 
+/**
+ * A resource's `actions/<resource>/index.ts`, imported whole (`import * as job from './job'`): its
+ * operation modules under their operation values, beside its `description`.
+ */
+export type ResourceModule = object;
+
+/** The operation module a resource's index exports under `name`, if it is one. */
+function operationOf<R>(resource: ResourceModule, name: string): OperationModule<R> | undefined {
+	if (!Object.prototype.hasOwnProperty.call(resource, name)) return undefined;
+	const candidate = (resource as Record<string, unknown>)[name] as Partial<OperationModule<R>>;
+	return typeof candidate?.execute === 'function' ? (candidate as OperationModule<R>) : undefined;
+}
+
 /** The per-run state of nodes that keep none: only the router's scope, nothing to stop or explain. */
 function plainRun(_ctx: IExecuteFunctions, scope: RunScope): RunScope & RunHooks {
 	return { continueLater: (i, work) => scope.continueLater(i, work), stop() {}, explain: (e) => e };
@@ -68,21 +81,23 @@ export function errorItem(error: unknown, itemIndex: number): INodeExecutionData
 /**
  * The loop every node's router runs: one operation per item, pairedItem on every output item,
  * "Continue On Fail" turns an item's error into an output item instead of stopping the workflow.
+ * The operation of an item is the module `resource` (the node's `actions/<resource>/index.ts`) exports
+ * under the item's operation value, as in n8n's own nodes.
  * Work an item continues in the background (RunScope.continueLater) is collected at the end, in order.
  * `openRun` gives the node's own per-run state, which its operations get as their third argument.
  */
 export async function routeItems(
 	ctx: IExecuteFunctions,
-	operations: Record<string, OperationModule>,
+	resource: ResourceModule,
 ): Promise<INodeExecutionData[][]>;
 export async function routeItems<R extends RunHooks>(
 	ctx: IExecuteFunctions,
-	operations: Record<string, OperationModule<R>>,
+	resource: ResourceModule,
 	openRun: RunOpener<R>,
 ): Promise<INodeExecutionData[][]>;
 export async function routeItems<R extends RunHooks>(
 	ctx: IExecuteFunctions,
-	operations: Record<string, OperationModule<R>>,
+	resource: ResourceModule,
 	openRun?: RunOpener<R>,
 ): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
@@ -100,7 +115,7 @@ export async function routeItems<R extends RunHooks>(
 	try {
 		for (let i = 0; i < items.length; i++) {
 			const operation = ctx.getNodeParameter('operation', i) as string;
-			const module = operations[operation];
+			const module = operationOf<R>(resource, operation);
 			if (!module) {
 				throw new NodeOperationError(
 					ctx.getNode(),

@@ -185,3 +185,14 @@ describe('persona picker', () => {
 		});
 	});
 });
+
+describe('router', () => {
+	it('takes the operations from actions/persona/index.ts and nothing else it exports', async () => {
+		// `description` is exported by the same index: it is not an operation
+		const error = await runError({ operation: 'description' });
+		expect(error.message).toBe('The operation "description" is not supported');
+		expect((await runError({ operation: 'toString' })).message).toBe(
+			'The operation "toString" is not supported',
+		);
+	});
+});

@@ -4,11 +4,5 @@ import { routeItems } from '../../shared/router';
 import * as account from './account';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await routeItems(this, {
-		getBalance: account.getBalance,
-		getCapabilities: account.getCapabilities,
-		getIdentity: account.getIdentity,
-		getPlans: account.getPlans,
-		getUsage: account.getUsage,
-	});
+	return await routeItems(this, account);
 }

@@ -4,11 +4,5 @@ import { routeItems } from '../../shared/router';
 import * as asset from './asset';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await routeItems(this, {
-		delete: asset.deleteAsset,
-		download: asset.download,
-		get: asset.get,
-		getAll: asset.getAll,
-		upload: asset.upload,
-	});
+	return await routeItems(this, asset);
 }

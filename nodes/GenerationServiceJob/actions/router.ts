@@ -5,17 +5,5 @@ import { routeItems } from '../../shared/router';
 import * as job from './job';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await routeItems(
-		this,
-		{
-			create: job.create,
-			downloadOutput: job.downloadOutput,
-			get: job.get,
-			getAll: job.getAll,
-			getMany: job.getAll, // the value of version 1
-			quote: job.quote,
-			waitForJob: job.waitForJob,
-		},
-		openJobRun,
-	);
+	return await routeItems(this, job, openJobRun);
 }

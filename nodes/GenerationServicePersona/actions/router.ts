@@ -4,8 +4,5 @@ import { routeItems } from '../../shared/router';
 import * as persona from './persona';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await routeItems(this, {
-		get: persona.get,
-		getAll: persona.getAll,
-	});
+	return await routeItems(this, persona);
 }

@@ -6,7 +6,8 @@ import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as upload from './upload.operation';
 
-export { deleteAsset, download, get, getAll, upload };
+// `delete` is a reserved word: the module is imported as deleteAsset and exported under its value
+export { deleteAsset as delete, download, get, getAll, upload };
 
 export const description: INodeProperties[] = [
 	{

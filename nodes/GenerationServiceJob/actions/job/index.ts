@@ -8,6 +8,8 @@ import * as quote from './quote.operation';
 import * as waitForJob from './waitForJob.operation';
 
 export { create, downloadOutput, get, getAll, quote, waitForJob };
+/** Get Many under its version 1 value (see operationProperty), so saved workflows keep working. */
+export { getAll as getMany };
 
 function operations(getManyValue: 'getAll' | 'getMany'): INodePropertyOptions[] {
 	return [
