@@ -1,6 +1,8 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { settle } from '../shared/settle';
+
 import type { Job } from '../shared/jobs';
 import { downloadJobOutput, readJob, rememberJobs } from '../shared/jobs';
 import { apiRequest, now, type Page } from '../shared/transport';
@@ -155,11 +157,8 @@ async function readOpenJob(
 	id: string,
 	settings: TriggerSettings,
 ): Promise<ListedJob | undefined> {
-	const outcome = await readJob(ctx, id, { maxWaitSeconds: settings.maxWaitSeconds }).then(
-		(job) => ({ job: job as ListedJob, error: undefined }),
-		(error: unknown) => ({ job: undefined, error }),
-	);
-	if (outcome.error === undefined) return outcome.job;
+	const outcome = await settle(readJob(ctx, id, { maxWaitSeconds: settings.maxWaitSeconds }));
+	if (outcome.ok) return outcome.value as ListedJob;
 	if (outcome.error instanceof NodeApiError && outcome.error.httpCode === '404') {
 		ctx.logger.info(`Generation Service Trigger: job ${id} no longer exists; no longer followed`);
 		return undefined;

@@ -5,7 +5,8 @@
 // recently, and not by this execution, is picked up instead. Other runs create. The path a reader
 // follows for Create with Wait for Completion, file by file, is at the top of jobs/index.ts.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { asNodeError, settle } from '../settle';
 
 import { runsAsTool } from '../agent';
 import type { Mode } from '../constants';
@@ -74,24 +75,23 @@ async function postJob(
 		quote && runBudget !== undefined
 			? run.budget.take(ctx, { limit: runBudget, quote, idempotencyKey, itemIndex })
 			: undefined;
-	const sent = await apiRequest<Job>(ctx, {
-		method: 'POST',
-		path: '/jobs',
-		body: input,
-		idempotencyKey,
-		itemIndex,
-		maxWaitSeconds,
-		errorContext: quote
-			? {
-					creditsNeeded: Number(quote.reservedCredits),
-					creditsAvailable: Number(quote.available),
-				}
-			: undefined,
-	}).then(
-		(created) => ({ created, error: undefined }),
-		(error: unknown) => ({ created: undefined, error }),
+	const sent = await settle(
+		apiRequest<Job>(ctx, {
+			method: 'POST',
+			path: '/jobs',
+			body: input,
+			idempotencyKey,
+			itemIndex,
+			maxWaitSeconds,
+			errorContext: quote
+				? {
+						creditsNeeded: Number(quote.reservedCredits),
+						creditsAvailable: Number(quote.available),
+					}
+				: undefined,
+		}),
 	);
-	if (!sent.created) {
+	if (!sent.ok) {
 		if (hold) run.budget.failed(hold, sent.error);
 		// no answer, or a 5xx: the service may have made the job (a refusal, 4xx, made none)
 		const status = Number((sent.error as { httpCode?: unknown } | undefined)?.httpCode);
@@ -99,13 +99,11 @@ async function postJob(
 			noteUncertainCreate((await resolveService(ctx, itemIndex)).serviceKey, now());
 		}
 		await forgetCapabilitiesOn(ctx, sent.error);
-		throw sent.error instanceof NodeApiError || sent.error instanceof NodeOperationError
-			? sent.error
-			: new NodeOperationError(ctx.getNode(), sent.error as Error, { itemIndex });
+		throw asNodeError(ctx.getNode(), sent.error, itemIndex);
 	}
-	if (hold) run.budget.settle(hold, sent.created);
-	await rememberJobs(ctx, [sent.created]);
-	return sent.created;
+	if (hold) run.budget.settle(hold, sent.value);
+	await rememberJobs(ctx, [sent.value]);
+	return sent.value;
 }
 
 /**

@@ -3,6 +3,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { asNodeError, settle } from '../settle';
+
 import type { Mode } from '../constants';
 import type { JobRun } from './run';
 import { MIN_POLL_MS } from './job';
@@ -131,22 +133,19 @@ export async function quoteJob(
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<IDataObject> {
-	const quoted = await apiRequest<IDataObject>(ctx, {
-		method: 'POST',
-		path: '/jobs/quote',
-		body: input,
-		itemIndex,
-		safeToRetry: true,
-		maxWaitSeconds,
-	}).then(
-		(quote) => ({ quote, error: undefined }),
-		(error: unknown) => ({ quote: undefined, error }),
+	const quoted = await settle(
+		apiRequest<IDataObject>(ctx, {
+			method: 'POST',
+			path: '/jobs/quote',
+			body: input,
+			itemIndex,
+			safeToRetry: true,
+			maxWaitSeconds,
+		}),
 	);
-	if (quoted.quote) return quoted.quote;
+	if (quoted.ok) return quoted.value;
 	await forgetCapabilitiesOn(ctx, quoted.error);
-	throw quoted.error instanceof NodeApiError || quoted.error instanceof NodeOperationError
-		? quoted.error
-		: new NodeOperationError(ctx.getNode(), quoted.error as Error, { itemIndex });
+	throw asNodeError(ctx.getNode(), quoted.error, itemIndex);
 }
 
 /** Whether the account is frozen, from GET /balance; undefined when the key may not read it. */
@@ -155,20 +154,17 @@ async function isFrozen(
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<boolean | undefined> {
-	const read = await apiRequest<IDataObject>(ctx, {
-		method: 'GET',
-		path: '/balance',
-		itemIndex,
-		maxWaitSeconds,
-	}).then(
-		(balance) => ({ balance, error: undefined }),
-		(error: unknown) => ({ balance: undefined, error }),
+	const read = await settle(
+		apiRequest<IDataObject>(ctx, {
+			method: 'GET',
+			path: '/balance',
+			itemIndex,
+			maxWaitSeconds,
+		}),
 	);
-	if (read.balance) return read.balance.frozen === true;
+	if (read.ok) return read.value.frozen === true;
 	if (read.error instanceof NodeApiError && read.error.httpCode === '403') return undefined;
-	throw read.error instanceof NodeApiError || read.error instanceof NodeOperationError
-		? read.error
-		: new NodeOperationError(ctx.getNode(), read.error as Error, { itemIndex });
+	throw asNodeError(ctx.getNode(), read.error, itemIndex);
 }
 
 /**

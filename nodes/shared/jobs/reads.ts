@@ -1,6 +1,5 @@
 // Reads of a job, shared by every node run of this n8n process: one job is read at most once per 5 s.
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-
+import { asNodeError } from '../settle';
 import type { ServiceContext } from '../transport';
 import { apiRequest, cancelSignal, now, resolveService, wait } from '../transport';
 import { noteFinished } from './estimate';
@@ -136,9 +135,7 @@ export async function readJob(
 		// marked before anyone who joined this read tries on their own
 		async (error: unknown) => {
 			if (cancelSignal(ctx)?.aborted) markUnsure(key, sentAt);
-			throw error instanceof NodeApiError || error instanceof NodeOperationError
-				? error
-				: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: options.itemIndex });
+			throw asNodeError(ctx.getNode(), error, options.itemIndex);
 		},
 	);
 	processJobReads.pending.set(key, request);

@@ -3,7 +3,8 @@ import { createHash } from 'crypto';
 import type { IBinaryData, IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { sendRequest, wait } from './request';
+import { sendRequest } from './request';
+import { wait } from './time';
 import { RETRY_POLICY, backoffMs } from './retry';
 import type { BinaryStream } from './types';
 

@@ -1,16 +1,8 @@
 // The only way the nodes talk to the service; each module below has one purpose.
 export { checkBaseUrl, resolveService } from './service';
 export type { ServiceTarget } from './service';
-export {
-	apiRequest,
-	cancelSignal,
-	now,
-	releaseRoom,
-	reserveRoom,
-	sendRequest,
-	wait,
-} from './request';
-export { pause } from './pause';
+export { apiRequest, releaseRoom, reserveRoom, sendRequest } from './request';
+export { cancelSignal, now, pause, wait } from './time';
 export { apiRequestAllItems } from './pages';
 export { readBody, unwrapEnvelope } from './envelope';
 export { RETRY_POLICY, backoffMs } from './retry';

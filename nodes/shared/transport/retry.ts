@@ -1,4 +1,5 @@
-// Which failures are worth another try, and how long to back off before it.
+// The retry loop of every request: which failures are worth another try, how long to back off before
+// it, how many 429s a request sits out.
 import { clock } from './serviceClock';
 
 export const RETRY_POLICY = {
@@ -86,4 +87,57 @@ export function findErrorCode(
 export function backoffMs(attempt: number): number {
 	const exp = RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1);
 	return Math.round(exp / 2 + clock.random() * (exp / 2));
+}
+
+/** What one attempt came to (transport/answer.ts classifies it), as the loop below needs it. */
+export type AttemptOutcome<T> =
+	/** A 2xx: the request is done. */
+	| { kind: 'answer'; value: T }
+	/**
+	 * No answer, or a 5xx: counts as a failure; tried again after a backoff when the request is safe to
+	 * repeat, `worthRetry` and fewer than RETRY_POLICY.attempts failures; else `giveUp(failures)`.
+	 */
+	| {
+			kind: 'failure';
+			worthRetry: boolean;
+			beforeRetry: () => Promise<void>;
+			giveUp: (failures: number) => Promise<Error>;
+	  }
+	/** A 429: the key's pacer holds the key as told; sent again once it lets go, up to a bound. */
+	| { kind: 'rateLimited'; giveUp: () => Error }
+	/** An answer the same request would get again (4xx), or a cancelled execution. */
+	| { kind: 'final'; error: Error };
+
+/**
+ * Runs `attempt` until it gives an answer or a failure that ends the request. `retryable`: the request
+ * may be sent twice (GET, DELETE, an Idempotency-Key, or a POST without side effects such as a quote).
+ */
+export async function withRetries<T>(
+	attempt: () => Promise<AttemptOutcome<T>>,
+	retryable: boolean,
+	backOff: (ms: number) => Promise<void>,
+): Promise<T> {
+	let failures = 0;
+	let rateLimited = 0;
+	for (;;) {
+		const outcome = await attempt();
+		switch (outcome.kind) {
+			case 'answer':
+				return outcome.value;
+			case 'final':
+				throw outcome.error;
+			case 'rateLimited':
+				rateLimited++;
+				if (rateLimited > RETRY_POLICY.maxRateLimitRetries) throw outcome.giveUp();
+				continue;
+			case 'failure':
+				failures++;
+				if (outcome.worthRetry && retryable && failures < RETRY_POLICY.attempts) {
+					await outcome.beforeRetry();
+					await backOff(backoffMs(failures));
+					continue;
+				}
+				throw await outcome.giveUp(failures);
+		}
+	}
 }
