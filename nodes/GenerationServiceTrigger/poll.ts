@@ -8,6 +8,7 @@ import { downloadJobOutput, readJob, rememberJobs } from '../shared/jobs';
 import { apiRequest, now, type Page } from '../shared/transport';
 import type { TriggerCursor, WalkSummary } from './cursor';
 import { PAGE_SIZE, STALE_MS, advanceCursor, readCursor } from './cursor';
+import { processStore } from '../shared/processState';
 
 export type ListedJob = Job & { createdAt: number; updatedAt: number; input?: IDataObject };
 
@@ -31,7 +32,7 @@ const DEFAULT_BUDGET_MS = 5 * 60_000;
  * the polls running at once — at most one per trigger node active in the process: an entry is added when
  * its poll starts and removed when it ends (finally), whatever the outcome.
  */
-const inFlight = new Set<string>();
+const inFlight = processStore('triggerPolls', new Set<string>(), (set) => set.clear());
 
 export function readSettings(ctx: IPollFunctions): TriggerSettings {
 	const jobState = ctx.getNodeParameter('jobState', 'both') as string;

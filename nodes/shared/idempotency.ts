@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { runsAsTool } from './agent';
 import { IDEMPOTENCY_KEY_PATTERN } from './constants';
+import { runStore } from './processState';
 
 const KEY_RE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
@@ -53,7 +54,7 @@ export function executionAnchor(ctx: IExecuteFunctions): string {
  * The call ids of tool calls without a `toolCallId`, by the arguments object n8n hands every try of the
  * call. Bound: an entry lives only as long as n8n keeps that object (the call's run), a WeakMap.
  */
-const callIds = new WeakMap<object, string>();
+const callIds = runStore<object, string>('toolCallIds');
 
 /**
  * What tells one tool call from another, the same for every try of that call. A node run as a tool

@@ -11,6 +11,7 @@ import { MIN_POLL_MS, isFinished } from './job';
 import { MAX_VIEW_PAGES, PAGE_SIZE } from './looks';
 import { stateOf, uncertainCreateAt } from './recent';
 import { recentJobsOf } from './watcher';
+import { processStore } from '../processState';
 
 /**
  * "Reuse Identical Recent Job":
@@ -96,7 +97,9 @@ interface UsedJob {
 }
 
 /** ≤ MAX_FALLBACK_EXECUTIONS executions (the oldest goes first), each record ≤ MAX_RECORDED entries. */
-const fallbackRecords = new Map<string, UsedJob[]>();
+const fallbackRecords = processStore('usedJobs', new Map<string, UsedJob[]>(), (map) =>
+	map.clear(),
+);
 
 function recordOf(ctx: IExecuteFunctions): UsedJob[] {
 	const getContext = (ctx as Partial<IExecuteFunctions>).getContext;

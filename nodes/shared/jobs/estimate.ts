@@ -3,6 +3,7 @@
 // from the account's jobs that this n8n process saw succeed (any list, read or wait: rememberJobs).
 import type { Job } from './job';
 import { isFinished } from './job';
+import { processStore } from '../processState';
 
 /** Bounds of what is learned: a long-running process must not grow with every job it saw. */
 export const ESTIMATE_MEMORY = {
@@ -29,9 +30,11 @@ interface Sample {
  * first), each ≤ maxKinds kinds (least recently seen out first), each ≤ samples jobs (the ones that
  * ended first go first).
  */
-export const processDurations = {
-	byKey: new Map<string, Map<string, Map<string, Sample>>>(),
-};
+export const processDurations = processStore(
+	'durations',
+	{ byKey: new Map<string, Map<string, Map<string, Sample>>>() },
+	(state) => state.byKey.clear(),
+);
 
 function kindOf(job: Pick<Job, 'input'>): string | undefined {
 	const mode = job.input?.mode;

@@ -9,6 +9,7 @@ import type { Mode } from '../constants';
 import type { JobRun } from './run';
 import { MIN_POLL_MS } from './job';
 import { apiRequest, now, resolveService } from '../transport';
+import { processStore } from '../processState';
 
 /**
  * How long one GET /capabilities answer serves every run of the process on its key. Available: one
@@ -28,10 +29,17 @@ export const CAPABILITIES_MEMORY = {
  * least recently used out first; each expires as above), and the reads on their way (one per key,
  * removed when answered), which the runs asking meanwhile share.
  */
-export const processCapabilities = {
-	answers: new Map<string, { capabilities: IDataObject; until: number }>(),
-	pending: new Map<string, Promise<IDataObject>>(),
-};
+export const processCapabilities = processStore(
+	'capabilities',
+	{
+		answers: new Map<string, { capabilities: IDataObject; until: number }>(),
+		pending: new Map<string, Promise<IDataObject>>(),
+	},
+	(state) => {
+		state.answers.clear();
+		state.pending.clear();
+	},
+);
 
 function expiryOf(capabilities: IDataObject, at: number): number {
 	const generation = (capabilities.generation ?? {}) as IDataObject;

@@ -6,6 +6,7 @@ import { noteFinished } from './estimate';
 import type { Job } from './job';
 import { MIN_POLL_MS, isFinished } from './job';
 import { noteJobs } from './recent';
+import { processStore } from '../processState';
 
 interface JobRead {
 	job: Job;
@@ -29,20 +30,30 @@ export const JOB_READS_MEMORY = {
  * allows between reads of one job, and forgotten after that. Reads of one job that overlap share one
  * request (`pending` holds only reads on their way).
  */
-export const processJobReads = {
-	/** ≤ JOB_READS_MEMORY.maxAnswers (least recently answered out first); stale unfinished ones swept. */
-	answers: new Map<string, JobRead>(),
-	/** Only reads on their way (removed when answered): ≤ the job reads in flight in the process. */
-	pending: new Map<string, Promise<Job>>(),
-	/**
-	 * Reads cut off by their execution's cancellation, by when they were sent: the service may have
-	 * answered, so the next read of the job waits 5 s from it. Removed by the next answer; swept after
-	 * 5 s; ≤ JOB_READS_MEMORY.maxAnswers (the oldest out first).
-	 */
-	unsure: new Map<string, number>(),
-	addedSinceSweep: 0,
-	sweptAt: -Infinity,
-};
+export const processJobReads = processStore(
+	'jobReads',
+	{
+		/** ≤ JOB_READS_MEMORY.maxAnswers (least recently answered out first); stale unfinished ones swept. */
+		answers: new Map<string, JobRead>(),
+		/** Only reads on their way (removed when answered): ≤ the job reads in flight in the process. */
+		pending: new Map<string, Promise<Job>>(),
+		/**
+		 * Reads cut off by their execution's cancellation, by when they were sent: the service may have
+		 * answered, so the next read of the job waits 5 s from it. Removed by the next answer; swept after
+		 * 5 s; ≤ JOB_READS_MEMORY.maxAnswers (the oldest out first).
+		 */
+		unsure: new Map<string, number>(),
+		addedSinceSweep: 0,
+		sweptAt: -Infinity,
+	},
+	(state) => {
+		state.answers.clear();
+		state.pending.clear();
+		state.unsure.clear();
+		state.addedSinceSweep = 0;
+		state.sweptAt = -Infinity;
+	},
+);
 
 /** Drops the answers about unfinished jobs that are too old to be reused. */
 function sweepAnswers(at: number): void {

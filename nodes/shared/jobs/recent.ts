@@ -4,6 +4,7 @@
 // process gets (rememberJobs in reads.ts: its own creates, reads and lists).
 import type { ViewWish } from './following';
 import type { Job } from './job';
+import { processStore } from '../processState';
 
 /** Bounds of the views: a main that serves many keys for weeks must not grow with every job. */
 export const RECENT_JOBS_MEMORY = {
@@ -39,9 +40,11 @@ export interface RecentView {
  * Module state on purpose: one view per service key, shared by every node run of the process.
  * `views` ≤ RECENT_JOBS_MEMORY.maxViews (least recently used out first); each ≤ maxJobs jobs.
  */
-export const processRecentJobs = {
-	views: new Map<string, RecentView>(),
-};
+export const processRecentJobs = processStore(
+	'recentJobs',
+	{ views: new Map<string, RecentView>() },
+	(state) => state.views.clear(),
+);
 
 function touch(serviceKey: string, view: RecentView): RecentView {
 	const { views } = processRecentJobs;

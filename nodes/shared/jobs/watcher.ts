@@ -11,6 +11,7 @@ import type { Job } from './job';
 import { isFinished } from './job';
 import { KeyWatcher } from './keyWatcher';
 import { recentSince } from './recent';
+import { processStore } from '../processState';
 
 export type { FollowOptions } from './following';
 
@@ -33,7 +34,9 @@ export interface JobFollower {
  * waits for the recent-jobs view of. Bounded by the keys in use at once: a watcher is removed as soon as
  * nobody follows or waits (KeyWatcher's onStop), and each holds only its current followers and wishes.
  */
-export const processWatchers = new Map<string, KeyWatcher>();
+export const processWatchers = processStore('watchers', new Map<string, KeyWatcher>(), (map) =>
+	map.clear(),
+);
 
 /** The key's watcher (created on first use; synchronous, so a join never finds one that just stopped). */
 function watcherFor(service: ServiceTarget): KeyWatcher {

@@ -13,6 +13,7 @@ import { TRANSIENT_CODES, describeTransportFailure } from './retry';
 import { clock } from './serviceClock';
 import { cancelled } from './time';
 import type { RawResponse, ServiceContext, ServiceRequest } from './types';
+import { runStore } from '../processState';
 
 /** Client errors that the same request would get again: it is not sent twice in a node run (fixed). */
 const DEFINITIVE = new Set([400, 402, 403, 413, 415, 422]);
@@ -21,7 +22,7 @@ const DEFINITIVE = new Set([400, 402, 403, 413, 415, 422]);
  * Per node run: identical requests already refused with a definitive client error. Bounded by the runs
  * alive: keyed weakly by the run's context, an entry goes with its run; each holds ≤ the run's requests.
  */
-const refusedInRun = new WeakMap<object, Map<string, ServiceErrorInfo>>();
+const refusedInRun = runStore<object, Map<string, ServiceErrorInfo>>('refusedInRun');
 
 function requestIdentity(request: ServiceRequest): string {
 	return JSON.stringify([

@@ -4,6 +4,7 @@ import type { ServiceErrorInfo } from './errors';
 import type { Block, SharedHolds } from './holds';
 import { KeyPacer } from './pacer';
 import { clock } from './serviceClock';
+import { processStore } from '../processState';
 
 /**
  * Bounds of the process-wide pacing state: a main that serves many credentials for weeks must not grow
@@ -40,16 +41,26 @@ export interface PacingState extends SharedHolds {
  * queue mode: processes learn about each other only from the service's answers), bounded: idle pacers
  * and IP holds that ended are forgotten (see PACING_MEMORY), refusals are kept up to a count.
  */
-export const processPacing: PacingState = {
-	/** ≤ PACING_MEMORY.maxPacers (makeRoom; passed only while more keys are busy at once); swept. */
-	pacers: new Map<string, KeyPacer>(),
-	/** One per base URL under an ip_rate_limited hold; ended holds swept (sweep). */
-	ipBlocks: new Map<string, Block>(),
-	/** ≤ PACING_MEMORY.maxRefusals (refuseKey drops the oldest refusal). */
-	refusals: new Map<string, ServiceErrorInfo>(),
-	addedSinceSweep: 0,
-	sweptAt: -Infinity,
-};
+export const processPacing: PacingState = processStore(
+	'pacing',
+	{
+		/** ≤ PACING_MEMORY.maxPacers (makeRoom; passed only while more keys are busy at once); swept. */
+		pacers: new Map<string, KeyPacer>(),
+		/** One per base URL under an ip_rate_limited hold; ended holds swept (sweep). */
+		ipBlocks: new Map<string, Block>(),
+		/** ≤ PACING_MEMORY.maxRefusals (refuseKey drops the oldest refusal). */
+		refusals: new Map<string, ServiceErrorInfo>(),
+		addedSinceSweep: 0,
+		sweptAt: -Infinity,
+	},
+	(state) => {
+		state.pacers.clear();
+		state.ipBlocks.clear();
+		state.refusals.clear();
+		state.addedSinceSweep = 0;
+		state.sweptAt = -Infinity;
+	},
+);
 
 /**
  * Forgets what no longer matters: pacers with nothing to remember (isForgettable) and IP holds that

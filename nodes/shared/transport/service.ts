@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../constants';
 import type { ServiceContext } from './types';
+import { runStore } from '../processState';
 
 function isLoopbackHost(hostname: string): boolean {
 	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -64,7 +65,7 @@ export interface ServiceTarget {
  * Read once per node run (context), not once per request: polls and retries reuse it. Bounded by the
  * runs alive: keyed weakly by the run's context, an entry goes with its run.
  */
-const targets = new WeakMap<object, ServiceTarget>();
+const targets = runStore<object, ServiceTarget>('serviceOfRun');
 
 /** The service of a node run whose credential was already read (undefined before its first request). */
 export function knownService(ctx: ServiceContext): ServiceTarget | undefined {

@@ -1,0 +1,131 @@
+// Every store the package keeps per n8n process, in one list: what it holds, how it is bounded, when it
+// is cleared. A store is made only through processStore() with a name listed here, so the list cannot
+// miss one (test/unit/processState.test.ts also scans nodes/ for module-level maps and sets). n8n runs
+// many executions in one process (one per worker in queue mode): these are what they share.
+
+/** The process-wide stores, by name. `weak`: keyed by a node run's object, gone with the run. */
+export const PROCESS_STORES = {
+	pacing: {
+		declaredIn: 'nodes/shared/transport/pacers.ts',
+		variable: 'processPacing',
+		holds:
+			'one pacer per service key (API key hash + base URL: rate window, Retry-After holds), the IP holds per base URL, the refused keys',
+		bound:
+			'PACING_MEMORY: ≤ 1,000 pacers (least recently used quiet ones first), ended IP holds swept, ≤ 10,000 refusals (oldest first)',
+		cleared:
+			'idle pacers and ended holds by a sweep when a pacer is looked up; refusals never for their age',
+	},
+	jobReads: {
+		declaredIn: 'nodes/shared/jobs/reads.ts',
+		variable: 'processJobReads',
+		holds:
+			'the last answer about each job per key, the reads on their way, reads cut off by a cancellation',
+		bound:
+			'JOB_READS_MEMORY: ≤ 5,000 answers (least recently answered first); pending ≤ reads in flight',
+		cleared: 'unfinished answers after 5 s by a sweep when answers arrive; pending when answered',
+	},
+	watchers: {
+		declaredIn: 'nodes/shared/jobs/watcher.ts',
+		variable: 'processWatchers',
+		holds: 'one watcher per service key that someone in the process follows a job of',
+		bound: 'the keys in use at once; each watcher holds only its current followers and wishes',
+		cleared: 'a watcher as soon as nobody follows or waits (KeyWatcher onStop)',
+	},
+	recentJobs: {
+		declaredIn: 'nodes/shared/jobs/recent.ts',
+		variable: 'processRecentJobs',
+		holds: "one view of the key's recent jobs per service key (fed by list looks and reads)",
+		bound: 'RECENT_JOBS_MEMORY: ≤ 100 views (least recently used first), ≤ 1,000 jobs each',
+		cleared: 'only by those bounds',
+	},
+	durations: {
+		declaredIn: 'nodes/shared/jobs/estimate.ts',
+		variable: 'processDurations',
+		holds: 'per key and kind (mode, duration), how long its last succeeded jobs took',
+		bound: 'ESTIMATE_MEMORY: ≤ 100 keys × 100 kinds × 20 samples (least recently used first)',
+		cleared: 'only by those bounds',
+	},
+	capabilities: {
+		declaredIn: 'nodes/shared/jobs/generation.ts',
+		variable: 'processCapabilities',
+		holds: 'the last GET /capabilities answer per key, and the reads on their way',
+		bound: 'CAPABILITIES_MEMORY: ≤ 1,000 keys (least recently used first); pending one per key',
+		cleared:
+			'an answer after a minute (available) or 5 s (unavailable), or at once on engine_unavailable / mode_unavailable',
+	},
+	usedJobs: {
+		declaredIn: 'nodes/shared/jobs/adoption.ts',
+		variable: 'fallbackRecords',
+		holds:
+			"the jobs each execution used, where n8n offers no flow context (stands in for the execution's record)",
+		bound: '≤ 200 executions (oldest first), each ≤ 2,000 entries',
+		cleared: 'only by those bounds',
+	},
+	triggerPolls: {
+		declaredIn: 'nodes/GenerationServiceTrigger/poll.ts',
+		variable: 'inFlight',
+		holds: 'the trigger nodes whose poll is running (a slow poll must not overlap the next)',
+		bound: 'one per trigger node active in the process',
+		cleared: 'when its poll ends, whatever the outcome',
+	},
+	serviceOfRun: {
+		declaredIn: 'nodes/shared/transport/service.ts',
+		variable: 'targets',
+		weak: true,
+		holds: 'the service (base URL, key hash) of a node run whose credential was read',
+		bound: 'the node runs alive (WeakMap keyed by the run context)',
+		cleared: 'with its run',
+	},
+	refusedInRun: {
+		declaredIn: 'nodes/shared/transport/answer.ts',
+		variable: 'refusedInRun',
+		weak: true,
+		holds: 'requests of a node run already refused with a definitive 4xx (not sent twice)',
+		bound: "the node runs alive, each ≤ its run's requests",
+		cleared: 'with its run',
+	},
+	toolCallIds: {
+		declaredIn: 'nodes/shared/idempotency.ts',
+		variable: 'callIds',
+		weak: true,
+		holds:
+			'the call id of a tool call without toolCallId, by the arguments object n8n hands every try',
+		bound: 'the tool calls alive (WeakMap keyed by the arguments object)',
+		cleared: 'with the call',
+	},
+} as const;
+
+export type StoreName = keyof typeof PROCESS_STORES;
+
+type ClearableStore = {
+	[K in StoreName]: (typeof PROCESS_STORES)[K] extends { weak: true } ? never : K;
+}[StoreName];
+
+/** How each loaded store forgets everything (the registry's own map: one entry per listed name). */
+const resets = new Map<StoreName, () => void>();
+
+/** Makes the process-wide store `name` (listed above) and returns it; `reset` empties it. */
+export function processStore<T>(name: ClearableStore, state: T, reset: (state: T) => void): T {
+	resets.set(name, () => reset(state));
+	return state;
+}
+
+/**
+ * A store keyed weakly by a node run (listed above with `weak`): nothing to reset, it goes with its run.
+ */
+export function runStore<K extends object, V>(
+	name: Exclude<StoreName, ClearableStore>,
+): WeakMap<K, V> {
+	void PROCESS_STORES[name];
+	return new WeakMap<K, V>();
+}
+
+/** The names of the stores loaded in this process so far (their modules were imported). */
+export function loadedStores(): StoreName[] {
+	return [...resets.keys()];
+}
+
+/** Forgets what every loaded store learned, as in a fresh n8n process (for tests). */
+export function forgetProcessState(): void {
+	for (const reset of resets.values()) reset();
+}

@@ -1,0 +1,2 @@
+export function sourceFiles(dir: string): string[];
+export function readSource(repoPath: string): string;
