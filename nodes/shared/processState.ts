@@ -16,7 +16,7 @@ export const PROCESS_STORES = {
 			'idle pacers and ended holds by a sweep when a pacer is looked up; refusals never for their age',
 	},
 	jobReads: {
-		declaredIn: 'nodes/shared/jobs/reads.ts',
+		declaredIn: 'nodes/shared/jobs/follow/reads.ts',
 		variable: 'processJobReads',
 		holds:
 			'the last answer about each job per key, the reads on their way, reads cut off by a cancellation',
@@ -25,28 +25,28 @@ export const PROCESS_STORES = {
 		cleared: 'unfinished answers after 5 s by a sweep when answers arrive; pending when answered',
 	},
 	watchers: {
-		declaredIn: 'nodes/shared/jobs/watcher.ts',
+		declaredIn: 'nodes/shared/jobs/follow/watcher.ts',
 		variable: 'processWatchers',
 		holds: 'one watcher per service key that someone in the process follows a job of',
 		bound: 'the keys in use at once; each watcher holds only its current followers and wishes',
 		cleared: 'a watcher as soon as nobody follows or waits (KeyWatcher onStop)',
 	},
 	recentJobs: {
-		declaredIn: 'nodes/shared/jobs/recent.ts',
+		declaredIn: 'nodes/shared/jobs/create/recent.ts',
 		variable: 'processRecentJobs',
 		holds: "one view of the key's recent jobs per service key (fed by list looks and reads)",
 		bound: 'RECENT_JOBS_MEMORY: ≤ 100 views (least recently used first), ≤ 1,000 jobs each',
 		cleared: 'only by those bounds',
 	},
 	durations: {
-		declaredIn: 'nodes/shared/jobs/estimate.ts',
+		declaredIn: 'nodes/shared/jobs/create/estimate.ts',
 		variable: 'processDurations',
 		holds: 'per key and kind (mode, duration), how long its last succeeded jobs took',
 		bound: 'ESTIMATE_MEMORY: ≤ 100 keys × 100 kinds × 20 samples (least recently used first)',
 		cleared: 'only by those bounds',
 	},
 	capabilities: {
-		declaredIn: 'nodes/shared/jobs/generation.ts',
+		declaredIn: 'nodes/shared/jobs/create/generation.ts',
 		variable: 'processCapabilities',
 		holds: 'the last GET /capabilities answer per key, and the reads on their way',
 		bound: 'CAPABILITIES_MEMORY: ≤ 1,000 keys (least recently used first); pending one per key',
@@ -54,7 +54,7 @@ export const PROCESS_STORES = {
 			'an answer after a minute (available) or 5 s (unavailable), or at once on engine_unavailable / mode_unavailable',
 	},
 	usedJobs: {
-		declaredIn: 'nodes/shared/jobs/adoption.ts',
+		declaredIn: 'nodes/shared/jobs/create/adoption.ts',
 		variable: 'fallbackRecords',
 		holds:
 			"the jobs each execution used, where n8n offers no flow context (stands in for the execution's record)",

@@ -8,7 +8,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
 import { canonicalJson, deriveIdempotencyKey, toolCallOf } from '../../nodes/shared/idempotency';
-import { lookAgainInSeconds } from '../../nodes/shared/jobs/answers';
+import { lookAgainInSeconds } from '../../nodes/shared/jobs/follow/answers';
 import { readWaitOptions } from '../../nodes/shared/jobs';
 import { TEST_KEY, callAsMcpTool, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';

@@ -5,9 +5,9 @@ import type { IDataObject, INodeExecutionData, IExecuteFunctions } from 'n8n-wor
 
 import type { RunHooks, RunScope } from '../router';
 import { now } from '../transport';
-import { RunBudget } from './budget';
-import type { JobFollower } from './watcher';
-import { RunWatcher } from './watcher';
+import { RunBudget } from './create/budget';
+import type { JobFollower } from './follow/watcher';
+import { RunWatcher } from './follow/watcher';
 
 /** How many downloads of one node run stream at once (each is paced by the key's pacer anyway). */
 export const DOWNLOAD_CONCURRENCY = 4;

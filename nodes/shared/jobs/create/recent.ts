@@ -2,9 +2,9 @@
 // Job" looks through, shared by every execution of the process instead of one GET /jobs per create. Fed
 // by the key's list looks (the process-wide watcher's, keyWatcher.ts) and by every job answer the
 // process gets (rememberJobs in reads.ts: its own creates, reads and lists).
-import type { ViewWish } from './following';
-import type { Job } from './job';
-import { processStore } from '../processState';
+import type { ViewWish } from '../follow/following';
+import type { Job } from '../job';
+import { processStore } from '../../processState';
 
 /** Bounds of the views: a main that serves many keys for weeks must not grow with every job. */
 export const RECENT_JOBS_MEMORY = {

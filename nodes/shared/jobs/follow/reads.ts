@@ -1,12 +1,12 @@
 // Reads of a job, shared by every node run of this n8n process: one job is read at most once per 5 s.
-import { asNodeError } from '../settle';
-import type { ServiceContext } from '../transport';
-import { apiRequest, cancelSignal, now, resolveService, wait } from '../transport';
-import { noteFinished } from './estimate';
-import type { Job } from './job';
-import { MIN_POLL_MS, isFinished } from './job';
-import { noteJobs } from './recent';
-import { processStore } from '../processState';
+import { asNodeError } from '../../settle';
+import type { ServiceContext } from '../../transport';
+import { apiRequest, cancelSignal, now, resolveService, wait } from '../../transport';
+import { noteFinished } from '../create/estimate';
+import type { Job } from '../job';
+import { MIN_POLL_MS, isFinished } from '../job';
+import { noteJobs } from '../create/recent';
+import { processStore } from '../../processState';
 
 interface JobRead {
 	job: Job;

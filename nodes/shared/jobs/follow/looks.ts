@@ -4,11 +4,11 @@
 // not show. A lone job is read by its own GET (readJob, which keeps the 5 s rule per job).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { Page } from '../transport';
-import { apiRequest, now, resolveService } from '../transport';
-import type { Job } from './job';
+import type { Page } from '../../transport';
+import { apiRequest, now, resolveService } from '../../transport';
+import type { Job } from '../job';
 import { readJob, rememberJobs } from './reads';
-import { noteListLook } from './recent';
+import { noteListLook } from '../create/recent';
 
 /** Jobs per page of GET /jobs (the service's maximum). */
 export const PAGE_SIZE = 100;

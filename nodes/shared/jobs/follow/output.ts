@@ -7,8 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadBinary } from '../transport';
-import type { Job } from './job';
+import { downloadBinary } from '../../transport';
+import type { Job } from '../job';
 
 /** Downloads a succeeded job's MP4 as binary data, verified against output.sha256. */
 export async function downloadJobOutput(

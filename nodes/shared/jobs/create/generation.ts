@@ -3,13 +3,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError, settle } from '../settle';
+import { asNodeError, settle } from '../../settle';
 
-import type { Mode } from '../constants';
-import type { JobRun } from './run';
-import { MIN_POLL_MS } from './job';
-import { apiRequest, now, resolveService } from '../transport';
-import { processStore } from '../processState';
+import type { Mode } from '../../constants';
+import type { JobRun } from '../run';
+import { MIN_POLL_MS } from '../job';
+import { apiRequest, now, resolveService } from '../../transport';
+import { processStore } from '../../processState';
 
 /**
  * How long one GET /capabilities answer serves every run of the process on its key. Available: one

@@ -3,8 +3,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { RETRY_POLICY } from '../transport';
-import type { Job } from './job';
+import { RETRY_POLICY } from '../../transport';
+import type { Job } from '../job';
 
 export interface FollowOptions {
 	itemIndex: number;

@@ -1,9 +1,9 @@
 // When a job should end, for Create's output without Wait for Completion: what n8n's Wait node needs to
 // resume near the end ("At Specified Time" = estimatedReadyAt) instead of holding a worker slot. Learned
 // from the account's jobs that this n8n process saw succeed (any list, read or wait: rememberJobs).
-import type { Job } from './job';
-import { isFinished } from './job';
-import { processStore } from '../processState';
+import type { Job } from '../job';
+import { isFinished } from '../job';
+import { processStore } from '../../processState';
 
 /** Bounds of what is learned: a long-running process must not grow with every job it saw. */
 export const ESTIMATE_MEMORY = {

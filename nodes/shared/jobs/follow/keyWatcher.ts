@@ -5,15 +5,15 @@
 // follower that is cancelled or times out leaves, and the next one sends. watcher.ts keeps the watchers.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { ServiceTarget } from '../transport';
-import { cancelSignal, now, pacerFor, pause } from '../transport';
+import type { ServiceTarget } from '../../transport';
+import { cancelSignal, now, pacerFor, pause } from '../../transport';
 import type { FollowOptions, Followed, Follower, FollowingRun, ViewWish } from './following';
 import { cancelledError, patience, timeoutError } from './following';
-import type { Job } from './job';
-import { MIN_POLL_MS, isFinished } from './job';
+import type { Job } from '../job';
+import { MIN_POLL_MS, isFinished } from '../job';
 import { lookAtList } from './looks';
 import { readJob } from './reads';
-import { grantWishes, lastLookAt } from './recent';
+import { grantWishes, lastLookAt } from '../create/recent';
 
 export class KeyWatcher {
 	private readonly jobs = new Map<string, Followed>();

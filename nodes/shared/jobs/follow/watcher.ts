@@ -4,14 +4,14 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ServiceTarget } from '../transport';
-import { resolveService } from '../transport';
+import type { ServiceTarget } from '../../transport';
+import { resolveService } from '../../transport';
 import type { FollowOptions, FollowingRun } from './following';
-import type { Job } from './job';
-import { isFinished } from './job';
+import type { Job } from '../job';
+import { isFinished } from '../job';
 import { KeyWatcher } from './keyWatcher';
-import { recentSince } from './recent';
-import { processStore } from '../processState';
+import { recentSince } from '../create/recent';
+import { processStore } from '../../processState';
 
 export type { FollowOptions } from './following';
 

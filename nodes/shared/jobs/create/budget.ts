@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Job } from './job';
+import type { Job } from '../job';
 
 /** Credits held for one create from before it is sent until its answer says which job it made. */
 export interface BudgetHold {

@@ -2,11 +2,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { runsAsTool } from '../agent';
-import { DEFAULT_MAX_TOOL_WAIT_SECONDS } from '../constants';
-import type { JobRun } from './run';
-import type { Job } from './job';
-import { MIN_POLL_SECONDS, isFinished } from './job';
+import { runsAsTool } from '../../agent';
+import { DEFAULT_MAX_TOOL_WAIT_SECONDS } from '../../constants';
+import type { JobRun } from '../run';
+import type { Job } from '../job';
+import { MIN_POLL_SECONDS, isFinished } from '../job';
 import type { FinishOptions } from './output';
 import { finishedItem } from './output';
 

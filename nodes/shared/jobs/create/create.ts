@@ -6,14 +6,14 @@
 // follows for Create with Wait for Completion, file by file, is at the top of jobs/index.ts.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { asNodeError, settle } from '../settle';
+import { asNodeError, settle } from '../../settle';
 
-import { runsAsTool } from '../agent';
-import type { Mode } from '../constants';
-import { canonicalJson, deriveIdempotencyKey, deriveIntentKey } from '../idempotency';
-import { apiRequest, now, resolveService } from '../transport';
+import { runsAsTool } from '../../agent';
+import type { Mode } from '../../constants';
+import { canonicalJson, deriveIdempotencyKey, deriveIntentKey } from '../../idempotency';
+import { apiRequest, now, resolveService } from '../../transport';
 import type { ReuseRecentJob } from './adoption';
-import { jobAnswer } from './answers';
+import { jobAnswer } from '../follow/answers';
 import {
 	failedOfInput,
 	findAdoptable,
@@ -24,12 +24,12 @@ import {
 } from './adoption';
 import { estimateOf } from './estimate';
 import { ensureGenerationAvailable, forgetCapabilitiesOn, guardCost } from './generation';
-import type { Job } from './job';
-import { rememberJobs } from './reads';
+import type { Job } from '../job';
+import { rememberJobs } from '../follow/reads';
 import { noteUncertainCreate } from './recent';
-import type { JobRun } from './run';
-import type { WaitOptions } from './waiting';
-import { waitForJob } from './waiting';
+import type { JobRun } from '../run';
+import type { WaitOptions } from '../follow/waiting';
+import { waitForJob } from '../follow/waiting';
 
 /** Keys an item tries past the jobs its run holds, for the jobs earlier runs of the node used (loops). */
 const MAX_LOOP_ATTEMPTS = 100;

@@ -2,16 +2,16 @@
 // recovered or re-run execution does not pay again — while deliberate repeats create.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { runsAsTool } from '../agent';
-import { canonicalJson, executionContextOf, rootMode } from '../idempotency';
-import type { JobRun } from './run';
-import { now, resolveService } from '../transport';
-import type { Job } from './job';
-import { MIN_POLL_MS, isFinished } from './job';
-import { MAX_VIEW_PAGES, PAGE_SIZE } from './looks';
+import { runsAsTool } from '../../agent';
+import { canonicalJson, executionContextOf, rootMode } from '../../idempotency';
+import type { JobRun } from '../run';
+import { now, resolveService } from '../../transport';
+import type { Job } from '../job';
+import { MIN_POLL_MS, isFinished } from '../job';
+import { MAX_VIEW_PAGES, PAGE_SIZE } from '../follow/looks';
 import { stateOf, uncertainCreateAt } from './recent';
-import { recentJobsOf } from './watcher';
-import { processStore } from '../processState';
+import { recentJobsOf } from '../follow/watcher';
+import { processStore } from '../../processState';
 
 /**
  * "Reuse Identical Recent Job":

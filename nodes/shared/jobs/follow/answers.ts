@@ -5,10 +5,10 @@
 // fields).
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { runsAsTool } from '../agent';
-import { now } from '../transport';
-import type { Job } from './job';
-import { isFinished } from './job';
+import { runsAsTool } from '../../agent';
+import { now } from '../../transport';
+import type { Job } from '../job';
+import { isFinished } from '../job';
 
 /** Fields of a job answer a model never needs. */
 const NOT_FOR_MODELS = ['input', 'idempotencyKey'];
