@@ -54,7 +54,7 @@ export const PROCESS_STORES = {
 			'an answer after a minute (available) or 5 s (unavailable), or at once on engine_unavailable / mode_unavailable',
 	},
 	usedJobs: {
-		declaredIn: 'nodes/shared/jobs/create/adoption.ts',
+		declaredIn: 'nodes/shared/jobs/create/usedJobs.ts',
 		variable: 'fallbackRecords',
 		holds:
 			"the jobs each execution used, where n8n offers no flow context (stands in for the execution's record)",

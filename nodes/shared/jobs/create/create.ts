@@ -14,14 +14,8 @@ import { canonicalJson, deriveIdempotencyKey, deriveIntentKey } from '../../idem
 import { apiRequest, now, resolveService } from '../../transport';
 import type { ReuseRecentJob } from './adoption';
 import { jobAnswer } from '../follow/answers';
-import {
-	failedOfInput,
-	findAdoptable,
-	intentKeyApplies,
-	recordUsedJob,
-	reuseApplies,
-	usedInEarlierRun,
-} from './adoption';
+import { failedOfInput, findAdoptable, intentKeyApplies, reuseApplies } from './adoption';
+import { recordUsedJob, usedInEarlierRun } from './usedJobs';
 import { estimateOf } from './estimate';
 import { ensureGenerationAvailable, forgetCapabilitiesOn, guardCost } from './generation';
 import type { Job } from '../job';
