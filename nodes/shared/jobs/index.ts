@@ -1,31 +1,26 @@
-// Jobs: what the Job node and the trigger know about generations — creating one (create.ts), waiting for
-// it (waiting.ts, watcher.ts) and its output (output.ts), with what a node run shares (run.ts).
+// Jobs: what the Job node and the trigger know about generations, in two rooms — creating a job exactly
+// once (create/) and following jobs until they end, with their output (follow/) — and what a node run of
+// the Job node shares (run.ts). docs/architecture.md has the words used here (glossary).
 //
-// Create with Wait for Completion, file by file, from the node to the HTTP request:
+// Create, file by file, from the node to the HTTP request (the main path; each further concern is one
+// call from create/create.ts or transport/attempt.ts, listed in docs/architecture.md):
 //  1. GenerationServiceJob/GenerationServiceJob.node.ts     execute → the node's router
-//  2. GenerationServiceJob/actions/router.ts                the operations, and openJobRun (run.ts) for
-//                                                           the run's state
+//  2. GenerationServiceJob/actions/router.ts                openJobRun (run.ts), then routeItems with the
+//                                                           operations actions/job/index.ts exports
 //  3. shared/router.ts                                      routeItems: one operation per item, then the
 //                                                           items that went on in the background, in order
 //  4. GenerationServiceJob/actions/job/create.operation.ts  the form; reads and checks it → createJob
-//  5. shared/jobs/create.ts                                 createJob: capabilities and the cost guard's
-//                                                           quote (generation.ts), a recent job picked up
-//                                                           (adoption.ts), the run budget's hold (budget.ts),
-//                                                           POST /jobs under the intent's key
-//                                                           (idempotency.ts), then run.continueLater → wait
-//  6. shared/jobs/waiting.ts                                waitForJob: the run's watcher, then the item
-//                                                           with its MP4 (output.ts); as a tool the item
-//                                                           comes by Max Wait as a Tool, lean (answers.ts)
-//  7. shared/jobs/watcher.ts, keyWatcher.ts, looks.ts       the process-wide watcher of the key: one list
-//                                                           page per interval for every execution waiting
-//                                                           on the key, room for the next look reserved in
-//                                                           the key's window; a follower answered at
-//                                                           its answerBy
-//  8. shared/transport/request.ts                           sendRequest: paced, authenticated by n8n
-//                                                           (httpRequestWithAuthentication), retried
-//  9. shared/transport/pacer.ts                             KeyPacer.acquire: when the request may leave
-//                                                           (pacers.ts finds the key's pacer, holds.ts
-//                                                           has what holds a key back besides its window)
+//  5. shared/jobs/create/create.ts                          createJob: capabilities and Max Credits
+//                                                           (generation.ts), picking up an earlier job
+//                                                           (adoption.ts), the key (idempotency.ts), the run
+//                                                           budget (budget.ts), POST /jobs, the estimate
+//                                                           (estimate.ts) or Wait for Completion
+//                                                           (follow/waiting.ts)
+//  6. shared/transport/request.ts                           sendRequest: prepared once, then the retry loop
+//  7. shared/transport/retry.ts                             withRetries: which failures get another try
+//  8. shared/transport/attempt.ts                           sendOnce: the key's pacer (pacers.ts) lets it
+//                                                           leave; n8n's httpRequestWithAuthentication
+//  9. shared/transport/answer.ts                            classify: the answer's meaning, told to the pacer
 export type { Job } from './job';
 export { isFinished } from './job';
 export { JOB_READS_MEMORY, processJobReads, readJob, rememberJobs } from './follow/reads';

@@ -130,7 +130,7 @@ interface CreateOptions extends IDataObject {
 
 /**
  * POST /jobs: reserves the quoted credits and queues the generation (spends credits). Reads and checks
- * the form, then hands the item to the job domain (createJob in nodes/shared/jobs/create.ts), which
+ * the form, then hands the item to the job domain (createJob in nodes/shared/jobs/create/create.ts), which
  * never pays twice for one intent.
  */
 export async function execute(

@@ -3,7 +3,7 @@
 // intent: the Idempotency-Key is stable for the intent, so retries replay the same job; in a run that is
 // most likely a recovery (n8n's Retry, a webhook call; see adoption.ts) a job of the same input created
 // recently, and not by this execution, is picked up instead. Other runs create. The path a reader
-// follows for Create with Wait for Completion, file by file, is at the top of jobs/index.ts.
+// follows for Create, file by file, is at the top of jobs/index.ts.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError, settle } from '../../settle';
