@@ -1,24 +1,23 @@
+// The Job Finished trigger's poll: the first activation, a manual test run's sample, and each poll after
+// that — which finished jobs to emit, within n8n's poll budget. The list is read in jobList.ts; what is
+// remembered between polls is cursor.ts's.
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
-import { settle } from '../shared/settle';
-
-import type { Job } from '../shared/jobs';
-import { downloadJobOutput, readJob, rememberJobs } from '../shared/jobs';
-import { apiRequest, now, type Page } from '../shared/transport';
-import type { TriggerCursor, WalkSummary } from './cursor';
-import { PAGE_SIZE, STALE_MS, advanceCursor, readCursor } from './cursor';
+import { downloadJobOutput } from '../shared/jobs';
 import { processStore } from '../shared/processState';
-
-export type ListedJob = Job & { createdAt: number; updatedAt: number; input?: IDataObject };
-
-export interface TriggerSettings {
-	states: string[];
-	modes: string[];
-	download: boolean;
-	binaryPropertyName: string;
-	maxWaitSeconds?: number;
-}
+import { now, type Page } from '../shared/transport';
+import type { TriggerCursor } from './cursor';
+import { STALE_MS, advanceCursor, readCursor } from './cursor';
+import type { ListedJob, TriggerSettings } from './jobList';
+import {
+	createdAtOf,
+	finishOrder,
+	isFinished,
+	listPage,
+	matches,
+	readOpenJob,
+	walkJobs,
+} from './jobList';
 
 /** Pages a manual test run reads at most to find a sample. */
 export const SAMPLE_PAGES = 3;
@@ -47,91 +46,10 @@ export function readSettings(ctx: IPollFunctions): TriggerSettings {
 	};
 }
 
-function isFinished(job: ListedJob): boolean {
-	return job.state === 'succeeded' || job.state === 'failed';
-}
-
-function matches(job: ListedJob, settings: TriggerSettings): boolean {
-	if (!settings.states.includes(job.state)) return false;
-	return settings.modes.length === 0 || settings.modes.includes(String(job.input?.mode ?? ''));
-}
-
-function createdAtOf(job: ListedJob): number {
-	const value = Number(job.createdAt);
-	return Number.isFinite(value) ? value : 0;
-}
-
-function finishOrder(a: ListedJob, b: ListedJob): number {
-	return (
-		Number(a.updatedAt) - Number(b.updatedAt) ||
-		createdAtOf(a) - createdAtOf(b) ||
-		a.id.localeCompare(b.id)
-	);
-}
-
 function pollBudgetMs(ctx: IPollFunctions): number {
 	const getBudget = (ctx as Partial<IPollFunctions>).getPollBudgetMs;
 	const value = typeof getBudget === 'function' ? Number(getBudget.call(ctx)) : NaN;
 	return Number.isFinite(value) && value > 0 ? value : DEFAULT_BUDGET_MS;
-}
-
-async function listPage(
-	ctx: IPollFunctions,
-	cursor: string | null,
-	settings: TriggerSettings,
-): Promise<Page<ListedJob>> {
-	const qs: IDataObject = { limit: PAGE_SIZE };
-	if (cursor) qs.cursor = cursor;
-	const page = await apiRequest<Page<ListedJob>>(ctx, {
-		method: 'GET',
-		path: '/jobs',
-		qs,
-		maxWaitSeconds: settings.maxWaitSeconds,
-		priority: 'poll',
-	});
-	await rememberJobs(ctx, page.items);
-	return page;
-}
-
-/**
- * Reads GET /jobs newest first until a page ends below the floor (`floorFor` gets the newest
- * createdAt listed), the list ends, or the time for listing is used up.
- */
-async function walkJobs(
-	ctx: IPollFunctions,
-	settings: TriggerSettings,
-	floorFor: (newestListed: number) => number,
-	deadline: number,
-): Promise<{ listed: Map<string, ListedJob>; summary: WalkSummary }> {
-	const listed = new Map<string, ListedJob>();
-	const summary: WalkSummary = {
-		newestListed: -Infinity,
-		lowestListed: Infinity,
-		complete: false,
-	};
-	let cursor: string | null = null;
-	for (;;) {
-		const page: Page<ListedJob> = await listPage(ctx, cursor, settings);
-		for (const job of page.items) {
-			// A job created while we walk can shift an offset-based page: keep the first copy.
-			if (!listed.has(job.id)) listed.set(job.id, job);
-			summary.newestListed = Math.max(summary.newestListed, createdAtOf(job));
-			summary.lowestListed = Math.min(summary.lowestListed, createdAtOf(job));
-		}
-		const last = page.items[page.items.length - 1];
-		if (!page.nextCursor || (last && createdAtOf(last) < floorFor(summary.newestListed))) {
-			summary.complete = true;
-			break;
-		}
-		if (now() >= deadline) {
-			ctx.logger.debug(
-				'Generation Service Trigger: poll time budget reached while listing jobs; the next poll continues',
-			);
-			break;
-		}
-		cursor = page.nextCursor;
-	}
-	return { listed, summary };
 }
 
 async function toItem(
@@ -147,24 +65,6 @@ async function toItem(
 		item.binary = { [settings.binaryPropertyName]: binary };
 	}
 	return item;
-}
-
-/**
- * An open job the walk did not reach, read by id (or from a read of it in this process less than 5 s
- * ago); undefined when it no longer exists.
- */
-async function readOpenJob(
-	ctx: IPollFunctions,
-	id: string,
-	settings: TriggerSettings,
-): Promise<ListedJob | undefined> {
-	const outcome = await settle(readJob(ctx, id, { maxWaitSeconds: settings.maxWaitSeconds }));
-	if (outcome.ok) return outcome.value as ListedJob;
-	if (outcome.error instanceof NodeApiError && outcome.error.httpCode === '404') {
-		ctx.logger.info(`Generation Service Trigger: job ${id} no longer exists; no longer followed`);
-		return undefined;
-	}
-	throw outcome.error;
 }
 
 /** First activation: remember what exists now (nothing is emitted, history is not replayed). */
