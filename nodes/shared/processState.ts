@@ -32,14 +32,14 @@ export const PROCESS_STORES = {
 		cleared: 'a watcher as soon as nobody follows or waits (KeyWatcher onStop)',
 	},
 	recentJobs: {
-		declaredIn: 'nodes/shared/jobs/create/recent.ts',
+		declaredIn: 'nodes/shared/jobs/follow/recent.ts',
 		variable: 'processRecentJobs',
 		holds: "one view of the key's recent jobs per service key (fed by list looks and reads)",
 		bound: 'RECENT_JOBS_MEMORY: ≤ 100 views (least recently used first), ≤ 1,000 jobs each',
 		cleared: 'only by those bounds',
 	},
 	durations: {
-		declaredIn: 'nodes/shared/jobs/create/estimate.ts',
+		declaredIn: 'nodes/shared/jobs/follow/estimate.ts',
 		variable: 'processDurations',
 		holds: 'per key and kind (mode, duration), how long its last succeeded jobs took',
 		bound: 'ESTIMATE_MEMORY: ≤ 100 keys × 100 kinds × 20 samples (least recently used first)',

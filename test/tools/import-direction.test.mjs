@@ -95,4 +95,18 @@ describe('import direction', () => {
 		const areas = importedAreas('tools/lib/example.mjs', planted);
 		assert.deepEqual(areas, ['scripts', 'test']);
 	});
+
+	it('following jobs (nodes/shared/jobs/follow/) imports nothing from creating them (jobs/create/)', () => {
+		const create = path.join('nodes', 'shared', 'jobs', 'create');
+		const back = filesUnder(path.join('nodes', 'shared', 'jobs', 'follow')).flatMap((file) =>
+			importedPaths(file)
+				.filter((p) => p === create || p.startsWith(`${create}${path.sep}`))
+				.map((p) => `${file} → ${p}`),
+		);
+		assert.deepEqual(back, []);
+		// the check can fail: an import of create/ from a follow/ file is seen
+		const planted = ['import { x } from', "'../create/adoption';"].join(' ');
+		const seen = importedPaths(path.join('nodes', 'shared', 'jobs', 'follow', 'reads.ts'), planted);
+		assert.deepEqual(seen, [path.join(create, 'adoption')]);
+	});
 });

@@ -8,7 +8,7 @@ import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { KeyWatcher } from '../../nodes/shared/jobs/follow/keyWatcher';
 import { MIN_POLL_MS } from '../../nodes/shared/jobs/job';
-import { noteListLook } from '../../nodes/shared/jobs/create/recent';
+import { noteListLook } from '../../nodes/shared/jobs/follow/recent';
 import { now, pacerFor } from '../../nodes/shared/transport';
 import { installFakeClock } from '../helpers/fake-clock';
 import { forgetProcessState } from '../helpers/processState';

@@ -24,8 +24,8 @@ import {
 	readJob,
 	rememberJobs,
 } from '../../nodes/shared/jobs';
-import { noteFinished } from '../../nodes/shared/jobs/create/estimate';
-import { noteListLook, recentSince } from '../../nodes/shared/jobs/create/recent';
+import { noteFinished } from '../../nodes/shared/jobs/follow/estimate';
+import { noteListLook, recentSince } from '../../nodes/shared/jobs/follow/recent';
 import type { Page } from '../../nodes/shared/transport';
 import {
 	PACING,

@@ -1,6 +1,7 @@
 // Jobs: what the Job node and the trigger know about generations, in two rooms — creating a job exactly
-// once (create/) and following jobs until they end, with their output (follow/) — and what a node run of
-// the Job node shares (run.ts). docs/architecture.md has the words used here (glossary).
+// once (create/) and following jobs until they end, with their output and what the process learns from
+// them, the recent-jobs view and job durations (follow/; it never imports create/) — and what a node
+// run of the Job node shares (run.ts). docs/architecture.md has the words used here (glossary).
 //
 // Create, file by file, from the node to the HTTP request (the main path; each further concern is one
 // call from create/create.ts or transport/attempt.ts, listed in docs/architecture.md):
@@ -14,7 +15,7 @@
 //                                                           (generation.ts), picking up an earlier job
 //                                                           (adoption.ts), the key (idempotency.ts), the run
 //                                                           budget (budget.ts), POST /jobs, the estimate
-//                                                           (estimate.ts) or Wait for Completion
+//                                                           (follow/estimate.ts) or Wait for Completion
 //                                                           (follow/waiting.ts)
 //  6. shared/transport/request.ts                           sendRequest: prepared once, then the retry loop
 //  7. shared/transport/retry.ts                             withRetries: which failures get another try
@@ -37,6 +38,6 @@ export { RunBudget } from './create/budget';
 export { DOWNLOAD_CONCURRENCY, JobRun, openJobRun } from './run';
 export type { JobFollower } from './follow/watcher';
 export { processWatchers } from './follow/watcher';
-export { RECENT_JOBS_MEMORY, processRecentJobs } from './create/recent';
-export { ESTIMATE_MEMORY, FALLBACK_ESTIMATE_SECONDS, processDurations } from './create/estimate';
+export { RECENT_JOBS_MEMORY, processRecentJobs } from './follow/recent';
+export { ESTIMATE_MEMORY, FALLBACK_ESTIMATE_SECONDS, processDurations } from './follow/estimate';
 export { CAPABILITIES_MEMORY, processCapabilities } from './create/generation';

@@ -8,7 +8,7 @@ import type { JobRun } from '../run';
 import { now, resolveService } from '../../transport';
 import type { Job } from '../job';
 import { MIN_POLL_MS, isFinished } from '../job';
-import { stateOf, uncertainCreateAt } from './recent';
+import { stateOf, uncertainCreateAt } from '../follow/recent';
 import { nodeKey, recordOf, usedByThisNodeEarlier } from './usedJobs';
 import { recentJobsOf } from '../follow/watcher';
 

@@ -13,7 +13,7 @@ import type { Job } from '../job';
 import { MIN_POLL_MS, isFinished } from '../job';
 import { lookAtList } from './looks';
 import { readJob } from './reads';
-import { grantWishes, lastLookAt } from '../create/recent';
+import { grantWishes, lastLookAt } from './recent';
 
 export class KeyWatcher {
 	private readonly jobs = new Map<string, Followed>();

@@ -8,7 +8,7 @@ import type { Page } from '../../transport';
 import { apiRequest, now, resolveService } from '../../transport';
 import type { Job } from '../job';
 import { readJob, rememberJobs } from './reads';
-import { noteListLook } from '../create/recent';
+import { noteListLook } from './recent';
 
 /** Jobs per page of GET /jobs (the service's maximum). */
 export const PAGE_SIZE = 100;

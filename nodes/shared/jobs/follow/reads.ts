@@ -2,10 +2,10 @@
 import { asNodeError } from '../../settle';
 import type { ServiceContext } from '../../transport';
 import { apiRequest, cancelSignal, now, resolveService, wait } from '../../transport';
-import { noteFinished } from '../create/estimate';
+import { noteFinished } from './estimate';
 import type { Job } from '../job';
 import { MIN_POLL_MS, isFinished } from '../job';
-import { noteJobs } from '../create/recent';
+import { noteJobs } from './recent';
 import { processStore } from '../../processState';
 
 interface JobRead {

@@ -10,7 +10,7 @@ import type { FollowOptions, FollowingRun } from './following';
 import type { Job } from '../job';
 import { isFinished } from '../job';
 import { KeyWatcher } from './keyWatcher';
-import { recentSince } from '../create/recent';
+import { recentSince } from './recent';
 import { processStore } from '../../processState';
 
 export type { FollowOptions } from './following';

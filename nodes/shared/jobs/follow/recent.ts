@@ -2,7 +2,7 @@
 // Job" looks through, shared by every execution of the process instead of one GET /jobs per create. Fed
 // by the key's list looks (the process-wide watcher's, keyWatcher.ts) and by every job answer the
 // process gets (rememberJobs in reads.ts: its own creates, reads and lists).
-import type { ViewWish } from '../follow/following';
+import type { ViewWish } from './following';
 import type { Job } from '../job';
 import { processStore } from '../../processState';
 
