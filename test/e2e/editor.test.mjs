@@ -409,6 +409,11 @@ if (e2eHosts().includes('2')) {
 					await page.keyboard.press('1'); // zoom to fit
 					await sleep(800);
 					await page.mouse.move(5, VIEWPORT.height - 5);
+					// the canvas names operations and modes by their labels (the nodes' subtitle expressions)
+					const onCanvas = (name) =>
+						page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).innerText();
+					assert.match(await onCanvas('Quote'), /Quote: Character Replacement/);
+					assert.match(await onCanvas('Upload Video'), /\bUpload\b(?!\s*Video)/);
 					await shotOfCanvas(page, shot('workflow-character-replacement.png'));
 					await openNode(page, 'Create');
 					await shotOfParameters(page, shot('job-create-character-replacement.png'));
