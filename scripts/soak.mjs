@@ -7,7 +7,7 @@
 //   npm run soak -- --minutes 2 --seed 7 --mode regular   (regular mode: one n8n 1.123.81 process, SQLite,
 //                                          filesystem binary mode; same load and service faults, its only
 //                                          process fault is restarting that process; no --doc)
-//   --json FILE writes the report; --doc writes the soak section of docs/reliability.md
+//   --json FILE writes the report; --doc writes the soak section of docs/reliability.md; --help: USAGE below
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,7 +32,25 @@ import {
 } from '../tools/lib/soak/index.mjs';
 
 // ---------------------------------------------------------------------------------------------------------
-// CLI: npm run soak -- --minutes M --seed S [--process-faults all|kills|none] [--json file] [--doc]
+// CLI: npm run soak -- --minutes M --seed S [--mode queue|regular] [--process-faults all|kills|none] [--json file] [--doc]
+
+export const USAGE = `npm run soak -- [options]      the seeded chaos soak (node --import tsx scripts/soak.mjs …)
+
+  --minutes M                       how long the load runs (default 10)
+  --seed S                          the seed of the load and the faults, an integer (default 1)
+  --mode queue|regular              queue: n8n 2.x main + 2 workers, PostgreSQL, Redis (default);
+                                    regular: one n8n 1.123.81 process, SQLite, filesystem binary mode
+                                    (same load and service faults; its only process fault is its restart)
+  --process-faults all|kills|none   all kinds (default), the two worker SIGKILLs only, or none
+  --json FILE                       write the report as JSON
+  --doc                             write the soak section of docs/reliability.md (queue mode only)
+  --help                            this text
+
+  e.g. npm run soak -- --minutes 30 --seed 7
+       npm run soak -- --minutes 2 --seed 7 --mode regular`;
+
+/** A wrong command line: its message and the usage are printed, without a stack trace. */
+export class UsageError extends Error {}
 
 /** --process-faults: every kind (default), the two worker SIGKILLs only (as npm test's short soak), none. */
 const PROCESS_FAULT_SETS = {
@@ -41,35 +59,39 @@ const PROCESS_FAULT_SETS = {
 	none: [],
 };
 
-function parseArgs(argv) {
+export function parseArgs(argv) {
 	const args = { minutes: 10, seed: 1, processFaults: 'all', mode: 'queue' };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
-		if (a === '--minutes') args.minutes = Number(argv[++i]);
+		if (a === '--help' || a === '-h') args.help = true;
+		else if (a === '--minutes') args.minutes = Number(argv[++i]);
 		else if (a === '--seed') args.seed = Number(argv[++i]);
 		else if (a === '--json') args.json = argv[++i];
 		else if (a === '--doc') args.doc = true;
 		else if (a === '--process-faults') args.processFaults = argv[++i];
 		else if (a === '--mode') args.mode = argv[++i];
-		else
-			throw new Error(
-				`unknown argument ${a} (use --minutes M --seed S [--process-faults all|kills|none] [--json file] [--doc])`,
-			);
+		else throw new UsageError(`unknown argument ${a}`);
 	}
+	if (args.help) return args;
 	if (!PROCESS_FAULT_SETS[args.processFaults])
-		throw new Error('--process-faults must be all, kills or none');
-	if (!['queue', 'regular'].includes(args.mode)) throw new Error('--mode must be queue or regular');
+		throw new UsageError('--process-faults must be all, kills or none');
+	if (!['queue', 'regular'].includes(args.mode))
+		throw new UsageError('--mode must be queue or regular');
 	if (!(args.minutes > 0) || !Number.isInteger(args.seed))
-		throw new Error('--minutes must be > 0 and --seed an integer');
+		throw new UsageError('--minutes must be > 0 and --seed an integer');
+	if (args.mode === 'regular' && args.doc)
+		throw new UsageError('--doc writes the queue-mode section: not with --mode regular');
 	return args;
 }
 
 async function main(argv) {
 	const args = parseArgs(argv);
+	if (args.help) {
+		console.log(USAGE);
+		return 0;
+	}
 	const log = (msg) => process.stderr.write(`[soak] ${msg}\n`);
 	const regular = args.mode === 'regular';
-	if (regular && args.doc)
-		throw new Error('--doc writes the queue-mode section: not with --mode regular');
 	await ensureHost({ version: regular ? '1' : '2' });
 	const tarball = await packOnce();
 	const emu = await startEmulator(SOAK_EMULATOR);
@@ -142,6 +164,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 	main(process.argv.slice(2)).then(
 		(code) => process.exit(code),
 		(e) => {
+			if (e instanceof UsageError) {
+				console.error(`${e.message}\n\n${USAGE}`);
+				process.exit(2);
+			}
 			console.error(e?.stack ?? e);
 			process.exit(1);
 		},

@@ -17,6 +17,7 @@ import {
 	CREDENTIAL,
 	EXAMPLES,
 	LOCAL_MCP,
+	LOCAL_VIDEO_LINKS,
 	OWNER_LOGIN,
 	startLocal,
 } from '../tools/lib/local-editor.mjs';
@@ -62,8 +63,9 @@ async function main() {
 			`  log in       ${OWNER_LOGIN.email} / ${OWNER_LOGIN.password}`,
 			`  emulator     ${local.emu.baseUrl} (the credential "${CREDENTIAL.name}" uses it)`,
 			`  MCP server   ${local.base}/mcp/${LOCAL_MCP.path} (Authorization: Bearer ${LOCAL_MCP.token})`,
+			`  video links  ${local.base}/webhook/gs-video?job=<job id> (log in ${LOCAL_VIDEO_LINKS.user} / ${LOCAL_VIDEO_LINKS.password})`,
+			`  workflows    ${local.base}/home/workflows`,
 			`  also         ${others.map((w) => `"${w.name}"`).join('\n               ')}`,
-			`               (Overview → Workflows)`,
 			`  user folder  ${local.userFolder} (kept between starts; delete it to start over)`,
 			'',
 			'Ctrl-C stops n8n and the emulator.',

@@ -20,7 +20,15 @@ export class GenerationServiceAccount implements INodeType {
 		},
 		group: ['input'],
 		version: 1,
-		subtitle: '={{$parameter["operation"]}}',
+		subtitle:
+			'={{' +
+			'$parameter["operation"] === "getIdentity" ? "Get Identity" : ' +
+			'$parameter["operation"] === "getBalance" ? "Get Balance" : ' +
+			'$parameter["operation"] === "getUsage" ? "Get Usage" : ' +
+			'$parameter["operation"] === "getCapabilities" ? "Get Capabilities" : ' +
+			'$parameter["operation"] === "getPlans" ? "Get Plans" : ' +
+			'$parameter["operation"]' +
+			'}}',
 		description:
 			'Read the Generation Service account: identity of the key, credit balance, credit ledger, capabilities and plans. None of these operations spends credits.',
 		defaults: { name: 'Generation Service Account' },

@@ -21,7 +21,15 @@ export class GenerationServiceAsset implements INodeType {
 		},
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"]}}',
+		subtitle:
+			'={{' +
+			'$parameter["operation"] === "upload" ? "Upload" : ' +
+			'$parameter["operation"] === "getAll" ? "Get Many" : ' +
+			'$parameter["operation"] === "get" ? "Get" : ' +
+			'$parameter["operation"] === "delete" ? "Delete" : ' +
+			'$parameter["operation"] === "download" ? "Download" : ' +
+			'$parameter["operation"]' +
+			'}}',
 		description:
 			'Upload, list, get, delete and download the private image and video files (assets) used as inputs of Generation Service jobs. None of these operations spends credits.',
 		defaults: { name: 'Generation Service Asset' },

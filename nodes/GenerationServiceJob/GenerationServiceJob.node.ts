@@ -28,7 +28,20 @@ export class GenerationServiceJob implements INodeType {
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle:
-			'={{$parameter["operation"] + ($parameter["mode"] ? ": " + $parameter["mode"] : "")}}',
+			'={{(' +
+			'$parameter["operation"] === "quote" ? "Quote" : ' +
+			'$parameter["operation"] === "create" ? "Create" : ' +
+			'$parameter["operation"] === "get" ? "Get" : ' +
+			'$parameter["operation"] === "getAll" || $parameter["operation"] === "getMany" ? "Get Many" : ' +
+			'$parameter["operation"] === "waitForJob" ? "Wait for Job" : ' +
+			'$parameter["operation"] === "downloadOutput" ? "Download Output" : ' +
+			'$parameter["operation"]' +
+			') + ($parameter["mode"] ? ": " + (' +
+			'$parameter["mode"] === "character_replacement" ? "Character Replacement" : ' +
+			'$parameter["mode"] === "image_to_video" ? "Image to Video" : ' +
+			'$parameter["mode"] === "text_to_video" ? "Text to Video" : ' +
+			'$parameter["mode"]' +
+			') : "")}}',
 		description:
 			'Quote, create and follow AI video generations (character replacement, image to video, text to video) and get the MP4. Create spends credits; the other operations are free.',
 		defaults: { name: 'Generation Service Job' },

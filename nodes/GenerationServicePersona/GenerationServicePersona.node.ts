@@ -21,7 +21,12 @@ export class GenerationServicePersona implements INodeType {
 		},
 		group: ['input'],
 		version: 1,
-		subtitle: '={{$parameter["operation"]}}',
+		subtitle:
+			'={{' +
+			'$parameter["operation"] === "getAll" ? "Get Many" : ' +
+			'$parameter["operation"] === "get" ? "Get" : ' +
+			'$parameter["operation"]' +
+			'}}',
 		description:
 			'Read the characters (personas) saved in the Generation Service studio; a persona ID can replace the reference image of a character replacement job. None of these operations spends credits.',
 		defaults: { name: 'Generation Service Persona' },

@@ -21,7 +21,10 @@ export class GenerationServiceTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{"Job finished: " + ($parameter["jobState"] === "both" ? "succeeded or failed" : $parameter["jobState"])}}',
+			'={{"Job Finished: " + (' +
+			'$parameter["jobState"] === "succeeded" ? "Succeeded" : ' +
+			'$parameter["jobState"] === "failed" ? "Failed" : ' +
+			'"Succeeded or Failed")}}',
 		description:
 			'Starts the workflow when a Generation Service video job finishes (succeeded or failed), checking the service on a schedule. Each job is sent once; optionally with its MP4. Polling spends no credits.',
 		defaults: { name: 'Generation Service Trigger' },

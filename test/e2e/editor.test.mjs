@@ -4,12 +4,13 @@
 // item fails. The suite logs in through the sign-in page and checks:
 //   - every form (each operation, each mode of Quote/Create, each value of a field that shows or hides
 //     others) shows exactly the fields and "Add option" entries that the node descriptions of the build
-//     define (n8n-workflow's displayOptions logic, test/e2e/forms.mjs), and README.md's tables list the same;
+//     define (n8n-workflow's displayOptions logic, test/e2e/forms.mjs), and docs/nodes.md's tables list the same;
 //   - the pickers list the emulator's assets (videos or images as the field needs) and personas;
 //   - the credential test passes on the emulator and fails with the package's English message on a wrong key;
 //   - the character-replacement example runs from "Execute workflow" and its MP4 shows in the output panel;
 //   - a failing item shows the package's English message (cause, what to do, Request ID) in the error panel;
-// and writes the README screenshots in docs/images/ (GS_EDITOR_SHOTS=0 writes them to a temp folder instead).
+// and takes the screenshots README and docs/nodes.md show: into a temp folder, or with GS_EDITOR_SHOTS=update
+// (`npm run screenshots`) into docs/images/ (tools/lib/screenshots.mjs), so npm test leaves the tree clean.
 //
 //   GS_E2E_HOSTS=2 node --import tsx --test test/e2e/editor.test.mjs
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 
 import { freePort } from '../../tools/lib/net.mjs';
 import { CREDENTIAL, OWNER_LOGIN, startLocal } from '../../tools/lib/local-editor.mjs';
+import { screenshotFolder } from '../../tools/lib/screenshots.mjs';
 import {
 	VIEWPORT,
 	closeNdv,
@@ -145,16 +147,16 @@ async function readAddOptions(page, expected) {
 const sameSet = (a, b) =>
 	a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
-describe('README tables of the forms', () => {
+describe('docs/nodes.md tables of the forms', () => {
 	let pkg;
 	before(async () => (pkg = unpacked(await packOnce())), { timeout: INSTALL_TIMEOUT_MS });
 	after(() => pkg && fs.rmSync(path.dirname(pkg), { recursive: true, force: true }));
-	it('README lists the fields and options of every form the node descriptions define', () => {
+	it('docs/nodes.md lists the fields and options of every form the node descriptions define', () => {
 		const problems = readmeDifferences(
 			formStates(nodeDescriptions(pkg)),
-			fs.readFileSync(path.join(REPO, 'README.md'), 'utf8'),
+			fs.readFileSync(path.join(REPO, 'docs', 'nodes.md'), 'utf8'),
 		);
-		assert.deepEqual(problems, [], `README.md and the forms disagree:\n${problems.join('\n')}`);
+		assert.deepEqual(problems, [], `docs/nodes.md and the forms disagree:\n${problems.join('\n')}`);
 	});
 });
 
@@ -204,10 +206,8 @@ if (e2eHosts().includes('2')) {
 					states = formStates(nodeDescriptions(pkg));
 					fs.rmSync(path.dirname(pkg), { recursive: true, force: true });
 					userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-e2e-editor-'));
-					shots =
-						process.env.GS_EDITOR_SHOTS === '0'
-							? fs.mkdtempSync(path.join(os.tmpdir(), 'gs-e2e-shots-'))
-							: path.join(REPO, 'docs', 'images');
+					shots = screenshotFolder();
+					process.stderr.write(`[editor] screenshots go to ${shots}\n`);
 					local = await startLocal({
 						userFolder,
 						port: await freePort(),
@@ -409,6 +409,11 @@ if (e2eHosts().includes('2')) {
 					await page.keyboard.press('1'); // zoom to fit
 					await sleep(800);
 					await page.mouse.move(5, VIEWPORT.height - 5);
+					// the canvas names operations and modes by their labels (the nodes' subtitle expressions)
+					const onCanvas = (name) =>
+						page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).innerText();
+					assert.match(await onCanvas('Quote'), /Quote: Character Replacement/);
+					assert.match(await onCanvas('Upload Video'), /\bUpload\b(?!\s*Video)/);
 					await shotOfCanvas(page, shot('workflow-character-replacement.png'));
 					await openNode(page, 'Create');
 					await shotOfParameters(page, shot('job-create-character-replacement.png'));

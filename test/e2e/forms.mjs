@@ -1,5 +1,5 @@
 // What each form of the package's nodes shows, computed from the node descriptions of the build (dist/),
-// with n8n-workflow's own displayOptions logic (NodeHelpers.displayParameter), and what README.md promises
+// with n8n-workflow's own displayOptions logic (NodeHelpers.displayParameter), and what docs/nodes.md promises
 // for it (the "| Operation | Fields | Options |" tables under each node's heading). The editor suite
 // (editor.test.mjs) compares both with the form that the n8n editor renders.
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { REPO } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 
-/** Parameters that choose the form rather than being fields of it (the README row names them). */
+/** Parameters that choose the form rather than being fields of it (the docs/nodes.md row names them). */
 const SELECTORS = ['resource', 'operation', 'mode', 'event'];
 
 function nodeHelpers() {
@@ -78,7 +78,7 @@ const optionsOf = (p) => (p?.type === 'options' ? p.options : []);
 /**
  * Every form state the suite opens: one per operation (and per mode of Create/Quote, per event of the
  * trigger), plus one per other value of a field that shows or hides fields (Return All, Character From).
- * Each: { node, type, version, row (the README row's name), key, parameters (what the workflow sets),
+ * Each: { node, type, version, row (the docs/nodes.md row's name), key, parameters (what the workflow sets),
  * fields: [{ name, displayName }], options: [displayName] }.
  */
 export function formStates(descriptions = nodeDescriptions()) {
@@ -160,7 +160,7 @@ export function formStates(descriptions = nodeDescriptions()) {
 }
 
 /**
- * README's promise per node and row: { [node]: { [row]: { fields: [...], options: [...] } } }, read from the
+ * docs/nodes.md's promise per node and row: { [node]: { [row]: { fields: [...], options: [...] } } }, read from the
  * tables whose header is "| Operation | Fields | Options |" (or "| Event | …" for the trigger) under the
  * node's "### <node name>" heading. Remarks in parentheses after a name are for people ("Limit (when
  * Return All is off)"); names with their own parentheses ("Max Rate-Limit Wait (Seconds)") are matched
@@ -222,8 +222,8 @@ export function readmeForms(readme, knownNames) {
 }
 
 /**
- * Differences between what the descriptions show per README row (the union over the row's form states) and
- * what README.md promises: a list of sentences, empty when they agree.
+ * Differences between what the descriptions show per docs/nodes.md row (the union over the row's form states) and
+ * what docs/nodes.md promises: a list of sentences, empty when they agree.
  */
 export function readmeDifferences(states, readme) {
 	const known = new Set(
@@ -244,11 +244,11 @@ export function readmeDifferences(states, readme) {
 		const extra = [...got].filter((x) => !want.has(x));
 		if (missing.length)
 			problems.push(
-				`${where}: the form shows ${what} ${missing.join(', ')} that README does not list`,
+				`${where}: the form shows ${what} ${missing.join(', ')} that docs/nodes.md does not list`,
 			);
 		if (extra.length)
 			problems.push(
-				`${where}: README lists ${what} ${extra.join(', ')} that the form does not show`,
+				`${where}: docs/nodes.md lists ${what} ${extra.join(', ')} that the form does not show`,
 			);
 	};
 	for (const r of rows.values()) {
@@ -256,7 +256,7 @@ export function readmeDifferences(states, readme) {
 		const p = promised[r.node]?.[r.row];
 		if (!p) {
 			problems.push(
-				`${where}: README has no row "${r.row}" in a "| Operation | Fields | Options |" table under "### ${r.node}"`,
+				`${where}: docs/nodes.md has no row "${r.row}" in a "| Operation | Fields | Options |" table under "### ${r.node}"`,
 			);
 			continue;
 		}
@@ -266,7 +266,7 @@ export function readmeDifferences(states, readme) {
 	for (const [node, byRow] of Object.entries(promised)) {
 		for (const row of Object.keys(byRow)) {
 			if (!rows.has(`${node}\0${row}`))
-				problems.push(`${node}, ${row}: README has a row for a form the node does not have`);
+				problems.push(`${node}, ${row}: docs/nodes.md has a row for a form the node does not have`);
 		}
 	}
 	return problems;

@@ -1,7 +1,8 @@
 // `npm start` as a newcomer runs it: the real command (npm start -- --port P --emulator-port Q) in its own
 // process group with a fresh user folder; once it prints "n8n is ready", the printed URL and login open a
 // session through n8n's REST API, the credential and every example are there, the printed "open" URL leads
-// through n8n's sign-in to the example in Chromium, and the emulator it started answers on its printed URL. Then Ctrl-C (SIGINT to the whole process group, as a terminal sends it): the
+// through n8n's sign-in to the example in Chromium, the printed workflow list shows the examples, the MCP
+// example's video link takes the printed login, and the emulator it started answers on its printed URL. Then Ctrl-C (SIGINT to the whole process group, as a terminal sends it): the
 // command says "stopped.", exits 0, nothing listens on either port and no process of the group is left.
 // The emulator's referee saw no client mistake (read over its control API before the stop).
 // n8n 2.x only (npm start starts the cached 2.x host).
@@ -166,9 +167,31 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 			t.diagnostic(
 				`the printed URL opens "${shown}" after the login (title "${await page.title()}")`,
 			);
+			// the printed workflow list: n8n's list with the examples (the base URL may open another page)
+			const workflowsUrl = /workflows\s+(\S+)/.exec(out)?.[1];
+			assert.equal(workflowsUrl, `${base}/home/workflows`, out);
+			await page.goto(workflowsUrl, { waitUntil: 'domcontentloaded' });
+			await page.getByText(shown, { exact: true }).first().waitFor();
+			assert.equal(new URL(page.url()).pathname, '/home/workflows');
 		} finally {
 			await close();
 		}
+
+		// the MCP example's video links: refused without a login, let through with the printed one
+		const [, linkUser, linkPassword] = /video links .*\(log in (\S+) \/ (\S+)\)/.exec(out) ?? [];
+		assert.ok(linkUser && linkPassword, out);
+		const link = `${base}/webhook/gs-video?job=job_${'0'.repeat(24)}`;
+		assert.equal((await fetch(link)).status, 401);
+		const withLogin = await fetch(link, {
+			headers: {
+				Authorization: `Basic ${Buffer.from(`${linkUser}:${linkPassword}`).toString('base64')}`,
+			},
+		});
+		await withLogin.arrayBuffer();
+		assert.ok(
+			![401, 403].includes(withLogin.status),
+			`with the printed login: ${withLogin.status}`,
+		);
 
 		const emulatorRoot = emulatorUrl.replace(/\/v1\/?$/, '');
 		const capabilities = await fetch(`${emulatorUrl.replace(/\/$/, '')}/capabilities`);

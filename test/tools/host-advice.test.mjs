@@ -1,4 +1,4 @@
-// README's "what npm test needs" says what `node scripts/queue-host.mjs check` says: the same lines.
+// CONTRIBUTING.md's "What npm test needs" says what `node scripts/queue-host.mjs check` says: the same lines.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,13 +7,13 @@ import { fileURLToPath } from 'node:url';
 
 import { HOST_ADVICE } from '../../tools/lib/host-advice.mjs';
 
-const README = fs.readFileSync(
-	path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'README.md'),
+const CONTRIBUTING = fs.readFileSync(
+	path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'CONTRIBUTING.md'),
 	'utf8',
 );
 
-it('README lists every line of the host advice, as `queue-host.mjs check` prints it', () => {
-	const flat = README.replace(/\n  /g, ' ');
+it('CONTRIBUTING.md lists every line of the host advice, as `queue-host.mjs check` prints it', () => {
+	const flat = CONTRIBUTING.replace(/\n  /g, ' ');
 	for (const [kind, line] of Object.entries(HOST_ADVICE))
-		assert.ok(flat.includes(`- ${line}`), `README lacks the ${kind} line: ${line}`);
+		assert.ok(flat.includes(`- ${line}`), `CONTRIBUTING.md lacks the ${kind} line: ${line}`);
 });

@@ -1,4 +1,4 @@
-// README's table of the three queue-mode patterns ("Running at scale") gives the figures the bench wrote into
+// The table of the three queue-mode patterns in docs/scale.md ("Running at scale") gives the figures the bench wrote into
 // docs/benchmarks.md (part 6, `npm run bench -- --only=queue --doc`): none typed apart from the run.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -26,7 +26,7 @@ export function tableAfter(text, heading) {
 	return rows;
 }
 
-/** README's row figures: last MP4, floor, ratio, slot-seconds, requests per job, 429, MP4s verified. */
+/** The table's row figures (docs/scale.md): last MP4, floor, ratio, slot-seconds, requests per job, 429, MP4s verified. */
 const readmeFigures = (row) => [
 	row[1],
 	row[2],
@@ -47,32 +47,34 @@ const benchFigures = (row) => [
 	row[9],
 ];
 
-/** Pairs README's rows with the bench's; returns the mismatches as text. */
+/** Pairs docs/scale.md's rows with the bench's; returns the mismatches as text. */
 export function mismatches(readme, bench) {
 	const readmeRows = tableAfter(readme, '**Many long jobs at once') ?? [];
 	const benchRows = tableAfter(sectionOf(bench, 'queue') ?? '', '**How it is measured.**') ?? [];
 	if (readmeRows.length !== 3 || benchRows.length !== 3) {
-		return [`rows: README ${readmeRows.length}, bench ${benchRows.length} (3 each expected)`];
+		return [
+			`rows: docs/scale.md ${readmeRows.length}, bench ${benchRows.length} (3 each expected)`,
+		];
 	}
 	return readmeRows.flatMap((row, i) => {
 		const want = benchFigures(benchRows[i]);
 		const got = readmeFigures(row);
 		return got.every((v, k) => v === want[k])
 			? []
-			: [`${row[0]}: README ${got.join(' / ')} ≠ bench ${want.join(' / ')}`];
+			: [`${row[0]}: docs/scale.md ${got.join(' / ')} ≠ bench ${want.join(' / ')}`];
 	});
 }
 
-describe("README's queue-mode figures", () => {
-	const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+describe("docs/scale.md's queue-mode figures", () => {
+	const readme = fs.readFileSync(path.join(REPO, 'docs', 'scale.md'), 'utf8');
 	const bench = fs.readFileSync(path.join(REPO, 'docs', 'benchmarks.md'), 'utf8');
 
 	it('are the ones the bench wrote in docs/benchmarks.md (part 6)', () => {
 		assert.deepEqual(mismatches(readme, bench), []);
 	});
 
-	it('a figure changed in README is found (the check can fail)', () => {
-		// README's first pattern row with its "Last MP4 after" cell changed
+	it('a figure changed in docs/scale.md is found (the check can fail)', () => {
+		// the doc's first pattern row with its "Last MP4 after" cell changed
 		const [row] = tableAfter(readme, '**Many long jobs at once');
 		const line = readme.split('\n').find((l) => l.startsWith(`| ${row[0]} |`));
 		const changed = readme.replace(line, line.replace(`| ${row[1]} |`, `| 1${row[1]} |`));

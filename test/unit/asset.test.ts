@@ -102,7 +102,7 @@ describe('description', () => {
 	it('is an n8n-native action node usable as a tool', () => {
 		expect(description.name).toBe('generationServiceAsset');
 		expect(description.usableAsTool).toBe(true);
-		expect(description.subtitle).toBe('={{$parameter["operation"]}}');
+		expect(description.subtitle).toMatch(/^={{.*\$parameter\["operation"\].*}}$/s); // labels: test/unit/subtitles.test.ts
 		expect(description.icon).toEqual({
 			light: 'file:../../icons/generationService.svg',
 			dark: 'file:../../icons/generationService.dark.svg',

