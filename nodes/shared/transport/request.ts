@@ -16,6 +16,7 @@ import {
 	findErrorCode,
 } from './retry';
 import { knownService, resolveService } from './service';
+import { findSsrfBlock, ssrfError } from './ssrf';
 import { clock } from './serviceClock';
 import type { Priority, RawResponse, ServiceContext, ServiceRequest } from './types';
 
@@ -178,6 +179,7 @@ export async function sendRequest(
 
 		let response: RawResponse | undefined;
 		let transportCode: string | undefined;
+		let ssrf: ReturnType<typeof findSsrfBlock>;
 		try {
 			if (extra.buildBody) {
 				options.body = (await extra.buildBody()) as IHttpRequestOptions['body'];
@@ -193,6 +195,7 @@ export async function sendRequest(
 		} catch (error) {
 			// The caught error may hold the request (and so the Authorization header): keep only its code.
 			transportCode = findErrorCode(error) ?? 'EUNKNOWN';
+			ssrf = findSsrfBlock(error);
 		} finally {
 			pacer.settle(ticket, response?.headers);
 		}
@@ -201,6 +204,7 @@ export async function sendRequest(
 			if (transportCode === 'ERR_CANCELED' || signal?.aborted) {
 				throw cancelled(ctx, request.itemIndex, `calling ${method} ${request.path}`);
 			}
+			if (ssrf) throw ssrfError(node, ssrf, `${method} ${request.path}`, request.itemIndex);
 			failures++;
 			const transient = TRANSIENT_CODES.has(transportCode ?? '');
 			if (transient && retryable && failures < RETRY_POLICY.attempts) {
