@@ -178,6 +178,33 @@ for (const version of e2eHosts()) {
 				assert.equal(outputOf(res, 'Recent Usage').length, 10);
 			});
 
+			it('SSRF protection on (issue 36): a loopback Base URL is refused naming the settings that allow it; allowed, it runs', async (t) => {
+				// the same instance, with n8n's SSRF protection switched on for these runs only
+				const saved = { ...inst.env };
+				try {
+					inst.env.N8N_SSRF_PROTECTION_ENABLED = 'true';
+					emu.control.clearJournal();
+					const blocked = await inst.execute(wfs.imageToVideo.id, { timeoutMs: 120_000 });
+					assert.equal(blocked.ok, false, 'the run fails');
+					const message = String(blocked.error?.message);
+					t.diagnostic(`message: ${message}`);
+					assert.match(
+						message,
+						/^n8n's SSRF protection blocked the request to the Generation Service \((GET|POST) \/[a-z]+\): the address 127\.0\.0\.1 is in a range n8n blocks\./,
+					);
+					assert.match(message, /N8N_SSRF_ALLOWED_HOSTNAMES/);
+					assert.match(message, /N8N_SSRF_ALLOWED_IP_RANGES/);
+					assert.equal(emu.control.journal().length, 0, 'nothing reached the service');
+					inst.env.N8N_SSRF_ALLOWED_IP_RANGES = '127.0.0.1/32';
+					const allowed = await inst.execute(wfs.accountHealth.id, { timeoutMs: 120_000 });
+					assertRunOk(t, allowed);
+					assert.equal(outputOf(allowed, 'Capabilities')[0].generation.available, true);
+				} finally {
+					for (const k of Object.keys(inst.env)) if (!(k in saved)) delete inst.env[k];
+					Object.assign(inst.env, saved);
+				}
+			});
+
 			it('"Retry On Fail" after connection failures reuses the Idempotency-Key: one job', async (t) => {
 				emu.control.clearJournal();
 				const jobsBefore = emu.control.jobs().length;

@@ -11,6 +11,7 @@ import { refuseKey } from './pacers';
 import type { AttemptOutcome } from './retry';
 import { TRANSIENT_CODES, describeTransportFailure } from './retry';
 import { clock } from './serviceClock';
+import { ssrfError } from './ssrf';
 import { cancelled } from './time';
 import type { RawResponse, ServiceContext, ServiceRequest } from './types';
 import { runStore } from '../processState';
@@ -122,6 +123,13 @@ export async function classify(
 			return {
 				kind: 'final',
 				error: cancelled(ctx, request.itemIndex, `calling ${method} ${request.path}`),
+			};
+		}
+		if (sent.ssrf) {
+			// n8n refused the address itself: nothing was sent, and another try would be refused the same way
+			return {
+				kind: 'final',
+				error: ssrfError(ctx.getNode(), sent.ssrf, `${method} ${request.path}`, request.itemIndex),
 			};
 		}
 		return {

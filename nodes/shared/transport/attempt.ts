@@ -12,6 +12,8 @@ import { notSent } from './answer';
 import type { ServiceTarget } from './service';
 import type { RawResponse, ServiceContext, ServiceRequest } from './types';
 import { findErrorCode } from './retry';
+import type { SsrfBlock } from './ssrf';
+import { findSsrfBlock } from './ssrf';
 
 /** What every attempt of one request shares. */
 export interface PreparedRequest {
@@ -34,8 +36,8 @@ export interface PreparedRequest {
 
 /** An attempt's result: the service's answer, or the code of the transport failure that stopped it. */
 export type Sent =
-	| { pacer: KeyPacer; response: RawResponse; transportCode?: undefined }
-	| { pacer: KeyPacer; response?: undefined; transportCode: string };
+	| { pacer: KeyPacer; response: RawResponse; transportCode?: undefined; ssrf?: undefined }
+	| { pacer: KeyPacer; response?: undefined; transportCode: string; ssrf?: SsrfBlock };
 
 /** Sends the request once, when the key's pacer lets it leave. */
 export async function sendOnce(ctx: ServiceContext, prepared: PreparedRequest): Promise<Sent> {
@@ -84,8 +86,9 @@ export async function sendOnce(ctx: ServiceContext, prepared: PreparedRequest): 
 		)) as { statusCode: number; headers: Record<string, unknown>; body: unknown };
 		response = { statusCode: raw.statusCode, headers: raw.headers ?? {}, body: raw.body };
 	} catch (error) {
-		// The caught error may hold the request (and so the Authorization header): keep only its code.
-		return { pacer, transportCode: findErrorCode(error) ?? 'EUNKNOWN' };
+		// The caught error may hold the request (and so the Authorization header): keep only its code, and
+		// whether n8n's SSRF protection refused the address (ssrf.ts).
+		return { pacer, transportCode: findErrorCode(error) ?? 'EUNKNOWN', ssrf: findSsrfBlock(error) };
 	} finally {
 		pacer.settle(ticket, response?.headers);
 	}
