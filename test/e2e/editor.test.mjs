@@ -479,6 +479,24 @@ if (e2eHosts().includes('2')) {
 			);
 
 			it(
+				'the YouTube publish example: n8n shows no issue on it but the missing YouTube credential',
+				shotOnFailure(async (t) => {
+					await ensureSignedIn();
+					await openWorkflow(page, local.base, 'gsPublishYouTube');
+					const issues = await canvasIssues(page);
+					t.diagnostic(`issues n8n shows: ${JSON.stringify(issues)}`);
+					assert.deepEqual(Object.keys(issues), ['Upload to YouTube'], JSON.stringify(issues));
+					const lines = issues['Upload to YouTube'];
+					assert.ok(lines.length > 0, 'the missing credential is shown');
+					assert.deepEqual(
+						lines.filter((l) => !/credential/i.test(l)),
+						[],
+						`issues other than the credential: ${JSON.stringify(lines)}`,
+					);
+				}),
+			);
+
+			it(
 				'screenshots: Text to Video form, node search, the MCP example',
 				shotOnFailure(async () => {
 					await ensureSignedIn();
@@ -493,6 +511,42 @@ if (e2eHosts().includes('2')) {
 			);
 		},
 	);
+}
+
+/**
+ * The issues n8n's canvas shows, by node name: the lines of the tooltip of each node's issue (or "setup
+ * required") icon. Nodes without an icon are left out.
+ */
+async function canvasIssues(page) {
+	const found = {};
+	const nodes = page.locator('[data-test-id="canvas-node"]');
+	for (const node of await nodes.all()) {
+		const name = await node.getAttribute('data-node-name');
+		const icon = node
+			.locator('[data-test-id="node-issues"], [data-test-id="node-setup-required"]')
+			.first();
+		if (!(await icon.isVisible().catch(() => false))) continue;
+		await icon.hover();
+		// n8n's tooltip (after 500 ms): "Issues" and one "- …" line per issue, read as shown
+		const text = await waitFor(
+			() =>
+				page.evaluate(() => {
+					for (const el of document.querySelectorAll('body *')) {
+						const t = el instanceof HTMLElement ? el.innerText?.trim() : '';
+						if (t && /^Issues:?\n/.test(t) && el.getBoundingClientRect().width > 0) return t;
+					}
+					return null;
+				}),
+			{ timeoutMs: 10_000, what: `the issues tooltip of "${name}"` },
+		);
+		found[name] = text
+			.split('\n')
+			.map((l) => l.replace(/^[\s•-]+/, '').trim())
+			.filter((l) => l && !/^issues:?$/i.test(l));
+		await page.mouse.move(0, 0);
+		await sleep(300);
+	}
+	return found;
 }
 
 /** The band of the canvas that holds the nodes (the fitted canvas is mostly empty above and below). */

@@ -21,6 +21,8 @@ import {
 	packOnce,
 	startEmulator,
 } from './harness.mjs';
+import { PUBLISH_EXAMPLE, assertPublished, s3Credential } from './publish.mjs';
+import { startS3 } from '../../tools/lib/s3.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 /** Figures for docs/reliability.md (a no-op unless GS_RELIABILITY_OUT is set). */
@@ -64,6 +66,8 @@ for (const version of e2eHosts()) {
 		() => {
 			let inst;
 			let emu;
+			/** The local S3-compatible server the publish example uploads to. */
+			let s3;
 			let files;
 			/** The workflows of the tests by name, imported together in before(). */
 			let wfs;
@@ -78,7 +82,9 @@ for (const version of e2eHosts()) {
 					inst = await openInstance({ version, fileAccessDir: files });
 					await inst.installPackage(await packOnce());
 					emu = await startEmulator({ jobTiming: { queuedMs: 500, runningMs: 2500 } });
+					s3 = await startS3();
 					await inst.importCredentials([
+						s3Credential(s3),
 						{
 							id: CREDENTIAL_ID,
 							name: 'Generation Service (local emulator)',
@@ -100,6 +106,7 @@ for (const version of e2eHosts()) {
 						imageToVideo: withPaths(loadExample('image-to-video.json'), samples, out),
 						accountHealth: loadExample('account-health.json'),
 						retryOnFail: retryOnFailWorkflow(),
+						publishS3: loadExample(PUBLISH_EXAMPLE),
 					};
 					await inst.importWorkflow(Object.values(wfs));
 				},
@@ -108,6 +115,7 @@ for (const version of e2eHosts()) {
 			afterEach(() => emu?.assertNoViolations());
 			after(async () => {
 				await emu?.close();
+				await s3?.close();
 				await inst?.close();
 				if (files) fs.rmSync(files, { recursive: true, force: true });
 			});
@@ -203,6 +211,43 @@ for (const version of e2eHosts()) {
 					for (const k of Object.keys(inst.env)) if (!(k in saved)) delete inst.env[k];
 					Object.assign(inst.env, saved);
 				}
+			});
+
+			/** The publish example in `binaryMode` (an `n8n execute` of its own, so the mode is this run's env). */
+			async function publishRun(t, binaryMode) {
+				emu.control.clearJournal();
+				const previous = inst.env.N8N_DEFAULT_BINARY_DATA_MODE;
+				inst.env.N8N_DEFAULT_BINARY_DATA_MODE = binaryMode;
+				let res;
+				try {
+					res = await inst.execute(wfs.publishS3.id, { timeoutMs: 240_000 });
+				} finally {
+					if (previous === undefined) delete inst.env.N8N_DEFAULT_BINARY_DATA_MODE;
+					else inst.env.N8N_DEFAULT_BINARY_DATA_MODE = previous;
+				}
+				assertRunOk(t, res);
+				const line = await assertPublished({
+					s3,
+					result: res.result,
+					jobs: outputOf(res, 'Create and Wait'),
+					uploads: outputOf(res, 'Upload to S3'),
+					binaryMode,
+				});
+				t.diagnostic(line);
+				// the run budget (Max Credits for This Run) quotes every item first; the ledger holds
+				const quotes = emu.control.journal().filter((e) => e.path === '/v1/jobs/quote');
+				assert.equal(quotes.length, 4, 'the run budget quotes each item first');
+				assert.equal(jobPosts(emu).length, 4);
+				assert.equal(emu.control.ledger().invariantHolds, true);
+			}
+
+			it("publish: a video per prompt, each uploaded to S3 by n8n's S3 node (filesystem binary mode)", async (t) => {
+				await publishRun(t, 'filesystem');
+			});
+
+			it('publish: the same in database binary mode', async (t) => {
+				if (version === '1') return t.skip('n8n 1.x offers the filesystem binary mode only');
+				await publishRun(t, 'database');
 			});
 
 			it('"Retry On Fail" after connection failures reuses the Idempotency-Key: one job', async (t) => {

@@ -28,6 +28,7 @@ import { startRegistry } from '../../tools/lib/registry.mjs';
 import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { itemsOf } from '../../tools/lib/run-data.mjs';
 import { formatReport, publishSoak, runSoak, setupSoak } from '../../tools/lib/soak/index.mjs';
+import { startS3 } from '../../tools/lib/s3.mjs';
 import { waitUntil } from '../../tools/lib/wait.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
@@ -37,7 +38,9 @@ import {
 	ensureHost,
 	packOnce,
 	startEmulator,
+	loadExample,
 } from './harness.mjs';
+import { PUBLISH_EXAMPLE, assertPublished, s3Credential } from './publish.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -283,7 +286,7 @@ describe(
 		let registry;
 		const suiteStart = Date.now();
 		const passed = new Set();
-		const TESTS = 7;
+		const TESTS = 8;
 		let soak; // setupSoak's sink, keys, credentials and workflows (imported with the suite's own)
 
 		/** Jobs whose prompt is `prompt` (emulator view, newest first). */
@@ -770,6 +773,75 @@ describe(
 				emu.control.setOutputBytes(4096);
 			}
 			passed.add('d');
+		});
+
+		it("d2. the publish example on a worker: each MP4 uploaded by n8n's S3 node, sha256 equal to the job's", async (t) => {
+			// self-contained: its own S3 server, key, credentials and workflow, imported into the running stack
+			beginTest(emu);
+			const s3 = await startS3();
+			try {
+				const publishKey = emu.control.createKey({ label: 'queue-e2e-publish' });
+				const genCredential = {
+					id: 'gsQueuePublishCred',
+					name: 'Generation Service (queue publish)',
+				};
+				await stack.importCredentials([
+					s3Credential(s3),
+					{
+						...genCredential,
+						type: 'generationServiceApi',
+						data: { apiKey: publishKey.secret, baseUrl: emu.baseUrl },
+					},
+				]);
+				// the example with a webhook in place of its manual trigger (manual runs stay on the main)
+				const wf = loadExample(PUBLISH_EXAMPLE, 'gsQueuePublishS3');
+				const manual = wf.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger');
+				Object.assign(manual, {
+					name: 'Webhook',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2.1,
+					webhookId: 'b9000000-0000-4000-8000-0000000000aa',
+					parameters: {
+						httpMethod: 'POST',
+						path: 'gs-queue-publish',
+						responseMode: 'lastNode',
+						responseData: 'allEntries',
+						options: {},
+					},
+				});
+				const next = Object.keys(wf.connections).find(
+					(k) => k !== 'Webhook' && !wf.nodes.some((n) => n.name === k),
+				);
+				wf.connections.Webhook = wf.connections[next];
+				delete wf.connections[next];
+				wf.nodes.find((n) => n.name === 'Create and Wait').credentials = {
+					generationServiceApi: genCredential,
+				};
+				await stack.importWorkflow(wf);
+				await stack.activate(wf.id);
+				const answer = await callWebhook(stack.base, 'gs-queue-publish', jsonBody({}));
+				assert.equal(answer.status, 200, answer.body.toString().slice(0, 500));
+				const execution = await stack.waitForExecutions(wf.id, (list) =>
+					list.find((x) => x.status === 'success'),
+				);
+				const worker = stack.workerOfExecution(execution.id);
+				assert.ok(worker, 'ran on a worker');
+				const full = await stack.execution(execution.id);
+				const line = await assertPublished({
+					s3,
+					result: full,
+					jobs: itemsOf(full, 'Create and Wait').map((i) => i.json),
+					uploads: itemsOf(full, 'Upload to S3').map((i) => i.json),
+					binaryMode: 'database',
+				});
+				t.diagnostic(`on ${worker} (execution ${execution.id}): ${line}`);
+				await stack.deactivate(wf.id);
+				assert.equal(emu.control.ledger().invariantHolds, true);
+				endTest(t, emu);
+			} finally {
+				await s3.close();
+			}
+			passed.add('d2');
 		});
 
 		it(`e. a short chaos soak (seed ${SOAK.seed}, ${SOAK.minutes} min of load): charged once, delivered once`, async (t) => {

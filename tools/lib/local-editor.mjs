@@ -25,6 +25,8 @@ export const EXAMPLES = [
 	'ai-agent-job-tools.json',
 	'many-long-jobs.json',
 	'mcp-video-server.json',
+	'publish-to-s3.json',
+	'publish-to-youtube.json',
 ];
 /** Examples published on the first start (their webhooks and the MCP server answer right away). */
 export const PUBLISHED_EXAMPLES = ['gsManyLongJobs', 'gsMcpVideoServer'];
