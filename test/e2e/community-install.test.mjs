@@ -24,6 +24,14 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
 import { trackDir } from '../../tools/lib/exit.mjs';
+import {
+	PACKAGE_INSTANCE_RULES,
+	examplesForRest,
+	plantedRemovedNodeWorkflow,
+	refreshReport,
+	summary,
+	workflowFindings,
+} from '../../tools/lib/migration-report.mjs';
 import { outsideAllowList, tarballFiles } from '../../tools/lib/package-contents.mjs';
 import { changelogDate, rehearseRelease } from '../../tools/lib/release.mjs';
 import { startRegistry } from '../../tools/lib/registry.mjs';
@@ -250,6 +258,48 @@ describe(
 				active: false,
 			});
 			await runIdentity();
+		});
+
+		it("n8n's Migration Report for v3: no finding on any example; the package's instance-level findings", async (t) => {
+			assert.ok(installed, 'the install step failed');
+			const started = Date.now();
+			const examples = [];
+			for (const { file, body } of examplesForRest()) {
+				examples.push({ file, id: (await rest('POST', '/workflows', body)).id });
+			}
+			const ids = examples.map((e) => e.id);
+			const report = await refreshReport(server.rest, 'v3');
+			for (const line of summary(report))
+				t.diagnostic(`report v3 (package and ${ids.length} examples): ${line}`);
+			assert.deepEqual(
+				await workflowFindings(server.rest, report, ids),
+				[],
+				'findings on the examples',
+			);
+			const ours = (report.instanceResults ?? []).filter((r) =>
+				PACKAGE_INSTANCE_RULES.includes(r.ruleId),
+			);
+			assert.deepEqual(
+				ours.map((r) => `${r.ruleId} (${r.ruleSeverity})`),
+				['unverified-packages-v3 (medium)'],
+				'the instance-level findings about community packages',
+			);
+			// the guard can fail: a workflow using a node 3.0 removes is found, then removed again
+			const planted = await rest('POST', '/workflows', plantedRemovedNodeWorkflow());
+			try {
+				const again = await refreshReport(server.rest, 'v3');
+				assert.deepEqual(await workflowFindings(server.rest, again, [...ids, planted.id]), [
+					{
+						ruleId: 'removed-nodes-v3',
+						severity: 'low',
+						workflow: 'Planted: uses a node 3.0 removes',
+					},
+				]);
+			} finally {
+				await rest('POST', `/workflows/${planted.id}/archive`, {}).catch(() => {});
+				await server.rest.raw('DELETE', `/workflows/${planted.id}`);
+			}
+			t.diagnostic(`migration report step: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 		});
 
 		it('a release rehearsal publishes the next version; a plain npm publish is refused', async (t) => {

@@ -250,6 +250,23 @@ for (const version of e2eHosts()) {
 				await publishRun(t, 'database');
 			});
 
+			it('N8N_UNVERIFIED_PACKAGES_ENABLED=false (3.0 default): n8n 2.41.1 still loads the installed package at start and runs it', async (t) => {
+				const saved = inst.env.N8N_UNVERIFIED_PACKAGES_ENABLED;
+				try {
+					inst.env.N8N_UNVERIFIED_PACKAGES_ENABLED = 'false';
+					const res = await inst.execute(wfs.accountHealth.id, { timeoutMs: 120_000 });
+					for (const line of `${res.stdout}\n${res.stderr}`.split('\n')) {
+						if (/unverified|not verified|unrecognized node type/i.test(line))
+							t.diagnostic(`n8n said: ${line.trim().slice(0, 300)}`);
+					}
+					assertRunOk(t, res);
+					assert.equal(outputOf(res, 'Capabilities')[0].generation.available, true);
+				} finally {
+					if (saved === undefined) delete inst.env.N8N_UNVERIFIED_PACKAGES_ENABLED;
+					else inst.env.N8N_UNVERIFIED_PACKAGES_ENABLED = saved;
+				}
+			});
+
 			it('"Retry On Fail" after connection failures reuses the Idempotency-Key: one job', async (t) => {
 				emu.control.clearJournal();
 				const jobsBefore = emu.control.jobs().length;
