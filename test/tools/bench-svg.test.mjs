@@ -13,6 +13,7 @@ import {
 	lineChart,
 	ticks,
 } from '../../bench/svg.mjs';
+import { batchChart, cumulative } from '../../bench/charts.mjs';
 
 const bottom = HEIGHT - MARGIN.bottom;
 const right = WIDTH - MARGIN.right;
@@ -101,5 +102,33 @@ describe('bench SVG charts', () => {
 		const heights = rects.map((m) => Number(m[2]));
 		assert.deepEqual(heights, [bottom - f.y(50), bottom - f.y(100), bottom - f.y(25)]);
 		for (const m of rects) assert.equal(Number(m[1]) + Number(m[2]), bottom);
+	});
+});
+
+describe('bench charts from measured data (bench/charts.mjs)', () => {
+	it('counts completions up at each time, in order, in seconds', () => {
+		assert.deepEqual(cumulative([3000, 1000, 2000]), [
+			[0, 0],
+			[1, 1],
+			[2, 2],
+			[3, 3],
+		]);
+	});
+
+	it("puts the floor's line at the floor's last download", () => {
+		const floor = { floorMs: 100_000, finishAt: 160_000, downloadsAt: [90_000, 160_000] };
+		const c = batchChart(
+			{ n: 2, phaseS: '60.0', floor, downloadsMs: [30_000, 101_000], endsMs: [] },
+			'ours',
+		);
+		const f = frame(101, 2);
+		assert.equal(c.file, 'bench-batch-2.svg');
+		assert.match(c.svg, new RegExp(`<line x1="${f.x(100)}" y1="${MARGIN.top}" x2="${f.x(100)}"`));
+		assert.match(
+			c.svg,
+			new RegExp(
+				`d="M${f.x(0)},${f.y(0)} L${f.x(30)},${f.y(0)} L${f.x(30)},${f.y(1)} L${f.x(100)},${f.y(1)} L${f.x(100)},${f.y(2)}"`,
+			),
+		);
 	});
 });
