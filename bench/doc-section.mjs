@@ -4,7 +4,7 @@
 // Goals table start with its `goalPrefix`. Text functions, and writeSections, which scripts/bench.mjs calls.
 import fs from 'node:fs';
 
-import { yes } from './report.mjs';
+import { writeCharts, yes } from './report.mjs';
 
 export const sectionStart = (name) => `<!-- bench:${name}:start -->`;
 export const sectionEnd = (name) => `<!-- bench:${name}:end -->`;
@@ -70,4 +70,5 @@ const goalRow = (g) => `| ${[g.goal, g.result, yes(g.met), g.note].join(' | ')} 
 /** Rewrites `file` (docs/benchmarks.md) with the sections and goal rows of `parts` from `report`. */
 export function writeSections(file, report, parts) {
 	fs.writeFileSync(file, refreshedDoc(fs.readFileSync(file, 'utf8'), report, parts));
+	writeCharts(file, report);
 }

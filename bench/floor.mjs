@@ -16,7 +16,7 @@
 
 /**
  * @param {{ t0: number, n: number, jobMs: number, limit: number, windowMs?: number, pollMs?: number }} o
- * @returns {{ floorMs: number, finishAt: number, maxDetectionMs: number, requests: { capabilities: number, creates: number, polls: number, downloads: number }, windows: number, lastCreateAt: number }}
+ * @returns {{ floorMs: number, finishAt: number, maxDetectionMs: number, requests: { capabilities: number, creates: number, polls: number, downloads: number }, windows: number, lastCreateAt: number, downloadsAt: number[] }}
  */
 export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs = 5_000 }) {
 	if (!(n > 0) || !(limit > 0)) throw new Error('n and limit must be positive');
@@ -31,6 +31,7 @@ export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs =
 	let seenCount = 0;
 	const downloadQueue = []; // job indexes seen finished, not yet downloaded
 	let downloads = 0;
+	const downloadsAt = []; // when each download was sent, in order
 	let polls = 0;
 	let pollDue = Infinity; // no poll before the first create
 	let finishAt = NaN;
@@ -63,6 +64,7 @@ export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs =
 			spend(t);
 			downloadQueue.shift();
 			downloads++;
+			downloadsAt.push(t);
 			finishAt = t;
 		}
 		if (downloads === n) break;
@@ -76,6 +78,7 @@ export function simulateFloor({ t0, n, jobMs, limit, windowMs = 60_000, pollMs =
 	}
 	return {
 		floorMs: finishAt - t0,
+		downloadsAt,
 		finishAt,
 		lastCreateAt,
 		maxDetectionMs,

@@ -40,6 +40,7 @@ export function createReport() {
 		goals: [],
 		findings: [],
 		durations: {},
+		charts: [], // { file, alt, svg }: written into images/ beside the report (charts.mjs)
 		emit(text = '') {
 			say(text);
 			md.push(text);
@@ -55,4 +56,13 @@ export function createReport() {
 export function writeReport(file, report) {
 	fs.mkdirSync(path.dirname(file), { recursive: true });
 	fs.writeFileSync(file, report.md.join('\n') + '\n');
+	writeCharts(file, report);
+}
+
+/** The report's charts as SVG files in images/ beside `file` (the doc's image lines point there). */
+export function writeCharts(file, report) {
+	if (!report.charts?.length) return;
+	const dir = path.join(path.dirname(file), 'images');
+	fs.mkdirSync(dir, { recursive: true });
+	for (const c of report.charts) fs.writeFileSync(path.join(dir, c.file), c.svg);
 }

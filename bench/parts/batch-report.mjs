@@ -3,6 +3,7 @@ import { DOWNLOAD_CONCURRENCY } from '../../nodes/shared/jobs/run.ts';
 import { POLL_S } from '../context.mjs';
 import { routeText } from '../journal.mjs';
 import { fmtS } from '../measure.mjs';
+import { batchChart } from '../charts.mjs';
 import { ratio2, table } from '../report.mjs';
 
 const floorLastCreate = (floor) => fmtS(floor.lastCreateAt - (floor.finishAt - floor.floorMs));
@@ -15,7 +16,8 @@ export function emitBatch(ctx, results) {
 	if (ours.length && prevR.length) ctx.report.findings.push(batchFinding(ours, prevR));
 }
 
-function emitSection({ opt, emit, previous }, results) {
+function emitSection(ctx, results) {
+	const { opt, emit, previous } = ctx;
 	const prevName = previous ? previous.commit.slice(0, 7) : 'n/a';
 	const label = (side) =>
 		side === 'ours' ? 'ours (list poll)' : `previous ${prevName} (per-job polls)`;
@@ -84,6 +86,16 @@ function emitSection({ opt, emit, previous }, results) {
 		`"Last create", "Last job ended", "Last job seen" (the first read after that end that could show it) are times from the run's first request; the rest of the wall after "Last job seen" is the download tail. "Detection" = for each job, from its end (\`updatedAt\`) to the first read that could show it (a list poll, or a GET of that job): the longest over the batch, and how many jobs were seen within one poll interval (${POLL_S} s); the floor's is the same for the perfect client, whose polls also wait when a window has no budget left.`,
 	);
 	emit();
+	// the picture: the largest batch of ours (the first of its phases) against its floor
+	const big = results
+		.filter((x) => x.side === 'ours' && x.floor && x.downloadsMs.length)
+		.sort((a, b) => b.n - a.n)[0];
+	if (big) {
+		const chart = batchChart(big, 'ours');
+		ctx.report.charts.push(chart);
+		emit(`![${chart.alt}](images/${chart.file})`);
+		emit();
+	}
 }
 
 /** Why a batch of ours missed "wall ≤ 1.05 × floor, 0 × 429, 0 violations, every MP4 verified". */

@@ -185,6 +185,9 @@ async function measureBatch(ctx, b) {
 		problems,
 		outItems: outItems.filter((x) => x && !x.error).length,
 		wallMs,
+		// each MP4's download answer and each job's end, from the run's first request (the chart of the batch)
+		downloadsMs: first ? downloads.map((e) => e.at - first.at) : [],
+		endsMs: first ? jobs.map((x) => x.updatedAt - first.at).sort((a, b2) => a - b2) : [],
 		floor,
 		ratio: floor ? wallMs / floor.floorMs : NaN,
 		phaseS: first ? ((first.at % 60_000) / 1000).toFixed(1) : 'n/a',
