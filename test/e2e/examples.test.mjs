@@ -187,6 +187,8 @@ for (const version of e2eHosts()) {
 			});
 
 			it('SSRF protection on (issue 36): a loopback Base URL is refused naming the settings that allow it; allowed, it runs', async (t) => {
+				// n8n 1.x has no SSRF protection (1.123.81 knows neither the setting nor its errors)
+				if (version === '1') return t.skip('n8n 1.x has no SSRF protection');
 				// the same instance, with n8n's SSRF protection switched on for these runs only
 				const saved = { ...inst.env };
 				try {
