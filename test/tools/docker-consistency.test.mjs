@@ -96,24 +96,10 @@ describe('docker/compose.yml and docker/Dockerfile match what the suites run', (
 			t.skip(`n8n ${HOSTS[2].n8n} is not installed (${n8nDist})`);
 			return;
 		}
-		const sources = [
-			path.join(
-				n8nDist,
-				'modules',
-				'breaking-changes',
-				'rules',
-				'v3',
-				'unverified-packages.rule.js',
-			),
-			path.join(
-				n8nDist,
-				'modules',
-				'breaking-changes',
-				'rules',
-				'v3',
-				'offload-manual-executions.rule.js',
-			),
-		]
+		const sources = ['unverified-packages', 'offload-manual-executions']
+			.map((rule) =>
+				path.join(n8nDist, 'modules', 'breaking-changes', 'rules', 'v3', `${rule}.rule.js`),
+			)
 			.map((f) => fs.readFileSync(f, 'utf8'))
 			.join('\n');
 		for (const name of Object.keys(NOT_RUN)) assert.match(sources, new RegExp(name), name);
