@@ -425,10 +425,9 @@ if (e2eHosts().includes('2')) {
 					let job;
 					await waitFor(
 						() => {
-							job = local.emu.control
-								.jobs()
-								.slice(jobsBefore)
-								.find((j) => j.state === 'succeeded');
+							// the emulator lists jobs newest first: this run's are the first ones
+							const jobs = local.emu.control.jobs();
+							job = jobs.slice(0, jobs.length - jobsBefore).find((j) => j.state === 'succeeded');
 							return job && fs.existsSync(path.join(local.outputDir, `${job.id}.mp4`));
 						},
 						{ timeoutMs: 180_000, what: 'the MP4 of the run on disk' },

@@ -20,12 +20,14 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { startQueueStack } from '../../tools/lib/queue-stack.mjs';
+import { refreshReport, summary } from '../../tools/lib/migration-report.mjs';
 import { startRegistry } from '../../tools/lib/registry.mjs';
-import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
+import { OWNER, callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { itemsOf } from '../../tools/lib/run-data.mjs';
 import { formatReport, publishSoak, runSoak, setupSoak } from '../../tools/lib/soak/index.mjs';
 import { startS3 } from '../../tools/lib/s3.mjs';
@@ -40,6 +42,7 @@ import {
 	startEmulator,
 	loadExample,
 } from './harness.mjs';
+import { closeNdv, launchBrowser, openNode, openWorkflow, signIn, sleep } from './browser.mjs';
 import { PUBLISH_EXAMPLE, assertPublished, s3Credential } from './publish.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
@@ -221,6 +224,64 @@ function identityWorkflow() {
 	};
 }
 
+const MANUAL_WORKFLOW = 'gsQueueManual';
+
+/** Manual Trigger → Create text to video (no wait) → Wait for Job (the MP4 as binary): run from the editor. */
+function manualWorkflow(prompt) {
+	return {
+		id: MANUAL_WORKFLOW,
+		name: 'Queue: manual create and wait',
+		active: false,
+		nodes: [
+			{
+				id: 'b5000000-0000-4000-8000-000000000001',
+				name: "When clicking 'Execute workflow'",
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'b5000000-0000-4000-8000-000000000002',
+				name: 'Create',
+				type: nodeType('generationServiceJob'),
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {
+					resource: 'job',
+					operation: 'create',
+					mode: 'text_to_video',
+					prompt,
+					durationSeconds: 5,
+					aspectRatio: '16:9',
+					options: {},
+				},
+				credentials,
+			},
+			{
+				id: 'b5000000-0000-4000-8000-000000000003',
+				name: 'Wait for Job',
+				type: nodeType('generationServiceJob'),
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: {
+					resource: 'job',
+					operation: 'waitForJob',
+					jobId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+					options: { binaryPropertyName: 'data' },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			"When clicking 'Execute workflow'": { main: [[{ node: 'Create', type: 'main', index: 0 }]] },
+			Create: { main: [[{ node: 'Wait for Job', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
 const TRIGGER_NODE = 'Job Finished';
 
 /** The Job Finished trigger alone (text-to-video jobs, succeeded or failed), polling at second `second`. */
@@ -286,7 +347,7 @@ describe(
 		let registry;
 		const suiteStart = Date.now();
 		const passed = new Set();
-		const TESTS = 8;
+		const TESTS = 9;
 		let soak; // setupSoak's sink, keys, credentials and workflows (imported with the suite's own)
 
 		/** Jobs whose prompt is `prompt` (emulator view, newest first). */
@@ -326,7 +387,11 @@ describe(
 					concurrency: CONCURRENCY,
 					queueSettings: QUEUE_SETTINGS,
 					// publish/unpublish take effect within 1 s instead of n8n's 15 s outbox interval
-					env: { N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000' },
+					env: {
+						N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000',
+						// n8n 3.0 always runs manual executions on workers (g); 2.41.1 does it with this switch
+						OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+					},
 					// e: the main installs from the local registry; the two late workers have no copy of the
 					// package and know the same registry, one of them with N8N_REINSTALL_MISSING_PACKAGES
 					perProcess: {
@@ -352,6 +417,7 @@ describe(
 						textToVideoWorkflow(),
 						triggerWorkflow(),
 						identityWorkflow(),
+						manualWorkflow('queue g: a manual run from the editor'),
 						...soak.workflows,
 					],
 				});
@@ -885,6 +951,200 @@ describe(
 			emu.control.clearViolations(); // judged above, collisions apart
 			endTest(t, emu);
 			passed.add('e');
+		});
+
+		it("g. 3.0's manual runs on workers: Execute workflow in the editor (Chromium) runs Create → Wait for Job on a worker, the MP4 in the output panel; a worker killed during a second run charges nothing twice", async (t) => {
+			beginTest(emu);
+			// n8n's Migration Report: with OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true this stack already runs as 3.0 will
+			const report = await refreshReport({ request: stack.rest });
+			const instanceRules = (report.instanceResults ?? []).map((r) => r.ruleId);
+			t.diagnostic(`v3 Migration Report on the queue stack: ${summary(report).join('; ')}`);
+			assert.ok(
+				!instanceRules.includes('offload-manual-executions-v3'),
+				`the report still asks to offload manual executions: ${instanceRules}`,
+			);
+			const browser = await launchBrowser();
+			const { page } = browser;
+			const failureShot = path.join(os.tmpdir(), `gs-e2e-queue-editor-${process.pid}.png`);
+			try {
+				await signIn(page, stack.base, OWNER);
+				await openWorkflow(page, stack.base, MANUAL_WORKFLOW);
+				const newExecution = async (known) => {
+					const e = (await stack.executions(MANUAL_WORKFLOW)).find((x) => !known.has(x.id));
+					return e && stack.workerOfExecution(e.id) ? e : undefined;
+				};
+				const known = async () =>
+					new Set((await stack.executions(MANUAL_WORKFLOW)).map((e) => e.id));
+
+				// 1. a manual run, offloaded to a worker; the editor shows its output
+				// the emulator lists jobs newest first: a run's jobs are those not listed before it
+				const jobIds = () => new Set(emu.control.jobs().map((j) => j.id));
+				const jobsSince = (ids) => emu.control.jobs().filter((j) => !ids.has(j.id));
+				let seen = await known();
+				let jobsBefore = jobIds();
+				const t0 = Date.now();
+				await page.locator('[data-test-id="execute-workflow-button"]').click();
+				const first = await waitUntil(
+					'the manual execution on a worker',
+					() => newExecution(seen),
+					{
+						timeoutMs: 60_000,
+						everyMs: 500,
+					},
+				);
+				const done = await stack.waitForExecutions(
+					MANUAL_WORKFLOW,
+					(list) =>
+						list.find(
+							(x) => x.id === first.id && !['running', 'new', 'waiting'].includes(x.status),
+						),
+					{ timeoutMs: 120_000 },
+				);
+				assert.equal(done.status, 'success', `manual execution ${first.id}: ${done.status}`);
+				assert.equal(done.mode, 'manual');
+				const jobs = jobsSince(jobsBefore);
+				assert.equal(jobs.length, 1, 'one job for the manual run');
+				const job = jobs[0];
+				assert.equal(job.state, 'succeeded');
+				await openNode(page, 'Wait for Job');
+				const output = page.locator('[data-test-id="output-panel"]');
+				await output.getByText(job.id).first().waitFor({ timeout: 60_000 });
+				const binary = output.getByRole('radio', { name: /binary/i });
+				if (await binary.count()) await binary.first().click();
+				else
+					await output
+						.getByText(/^binary$/i)
+						.first()
+						.click();
+				await output.getByText('video/mp4').first().waitFor({ timeout: 30_000 });
+				assert.match(await output.innerText(), new RegExp(`${job.id}\\.mp4`));
+				await closeNdv(page);
+				t.diagnostic(
+					`manual execution ${first.id} ran on ${stack.workerOfExecution(first.id)}; job ${job.id}; MP4 in the output panel ${((Date.now() - t0) / 1000).toFixed(1)} s after the click`,
+				);
+
+				// 2. a second manual run; the worker running it is SIGKILLed while the job runs on the service
+				seen = await known();
+				jobsBefore = jobIds();
+				emu.control.scriptJobs([{ queuedMs: 1000, runningMs: 25_000 }]);
+				await page.locator('[data-test-id="execute-workflow-button"]').click();
+				const second = await waitUntil(
+					'the second manual execution on a worker',
+					() => newExecution(seen),
+					{
+						timeoutMs: 60_000,
+						everyMs: 500,
+					},
+				);
+				const created = await waitUntil('its job created', () => jobsSince(jobsBefore)[0], {
+					timeoutMs: 60_000,
+				});
+				const worker = stack.workerOfExecution(second.id);
+				const killed = await stack.killWorker(worker);
+				const stateAtKill = emu.control.jobs().find((j) => j.id === created.id).state;
+				const restarted = stack.startWorker(worker);
+				const settled = await stack.waitForExecutions(
+					MANUAL_WORKFLOW,
+					(list) =>
+						list.find(
+							(x) => x.id === second.id && !['running', 'new', 'waiting'].includes(x.status),
+						),
+					{ timeoutMs: 180_000 },
+				);
+				await restarted;
+				const full = await stack.execution(second.id);
+				const error = full.data?.resultData?.error;
+				// what the user sees once n8n gave up on the execution: the canvas (seen: still "executing", n8n
+				// tells the editor nothing), then the workflow's Executions tab (n8n's notification may show there)
+				const canvas = await page
+					.locator('[data-test-id="execute-workflow-button"]')
+					.innerText()
+					.then((text) => text.replace(/\s+/g, ' ').trim());
+				await page.goto(`${stack.base}/workflow/${MANUAL_WORKFLOW}/executions/${second.id}`, {
+					waitUntil: 'domcontentloaded',
+				});
+				const listed = page.locator(`[data-test-id="execution-details-${second.id}"]`);
+				await listed.waitFor({ timeout: 30_000 });
+				const inList = (await listed.innerText()).replace(/\s+/g, ' ').trim();
+				await sleep(2000);
+				const shown = (
+					await page
+						.locator('.el-notification')
+						.allInnerTexts()
+						.catch(() => [])
+				)
+					.map((text) => text.replace(/\s+/g, ' ').trim())
+					.join(' | ');
+				t.diagnostic(
+					`execution ${second.id} on ${worker} (pid ${killed.pid}) SIGKILLed while job ${created.id} was ${stateAtKill}; n8n: ${settled.status}${error ? ` (${error.name ?? ''}: ${error.message})` : ''}, started on ${stack.workers
+						.map((w) => w.name)
+						.filter((n) =>
+							new RegExp(`Worker started execution ${second.id} \\(job`).test(stack.logOf(n)),
+						)
+						.join(
+							', ',
+						)}; the canvas's run button: "${canvas}"; the Executions list: "${inList}"; notifications: "${shown}"`,
+				);
+				assert.equal(settled.status, 'crashed');
+				assert.match(inList, /\bError\b/);
+				// n8n kept no run data of the killed run: the job's id is only in the worker's log
+				t.diagnostic(
+					`run data n8n kept: [${Object.keys(full.data?.resultData?.runData ?? {}).join(', ')}]`,
+				);
+
+				// 3. what the user may do: Retry from that list (n8n's Retry, mode "retry"). Whatever n8n makes of
+				// it, no second job; if it runs the nodes, Create picks up the job of the same input (Reuse
+				// Identical Recent Job) and Wait for Job delivers it
+				await listed.hover();
+				await listed.locator('[data-test-id="retry-execution-button"]').click();
+				await page
+					.getByText(/Retry with original workflow/i)
+					.last()
+					.click();
+				const retry = await waitUntil(
+					'the retried execution',
+					async () =>
+						(await stack.executions(MANUAL_WORKFLOW)).find(
+							(e) =>
+								String(e.retryOf) === String(second.id) &&
+								!['running', 'new', 'waiting'].includes(e.status),
+						),
+					{ timeoutMs: 120_000, everyMs: 1000 },
+				);
+				const retried = await stack.execution(retry.id);
+				const retryError = retried.data?.resultData?.error;
+				const delivered = itemsOf(retried, 'Wait for Job')[0];
+				t.diagnostic(
+					`Retry with original workflow → execution ${retry.id} (${retry.mode}) ${retry.status} on ${stack.workerOfExecution(retry.id) ?? 'no worker'}, nodes run: [${Object.keys(retried.data?.resultData?.runData ?? {}).join(', ')}]${retryError ? `, error: ${retryError.name ?? ''}: ${retryError.message}` : ''}`,
+				);
+				if (retry.status === 'success') {
+					assert.equal(delivered?.json.id, created.id);
+					assert.equal(delivered?.binary?.data?.mimeType, 'video/mp4');
+				}
+
+				// the job is not lost and not paid twice: one job, one reservation for the killed run
+				const afterKill = jobsSince(jobsBefore);
+				assert.deepEqual(
+					afterKill.map((j) => j.id),
+					[created.id],
+					'one job for the killed run',
+				);
+				assert.equal(reservesOf([created.id]).length, 1);
+				assert.equal(emu.control.ledger().invariantHolds, true);
+			} catch (error) {
+				if (
+					await page.screenshot({ path: failureShot, fullPage: true }).then(
+						() => true,
+						() => false,
+					)
+				)
+					error.message += `\n(the browser showed: ${failureShot})`;
+				throw error;
+			} finally {
+				await browser.close();
+			}
+			endTest(t, emu);
+			passed.add('g');
 		});
 
 		it('f. installed from Community Nodes on the main: running workers get it; a worker started later only with N8N_REINSTALL_MISSING_PACKAGES=true', async (t) => {
