@@ -8,11 +8,9 @@
 // sha256 (tools/lib/soak/sink.mjs startSink).
 import { randomUUID } from 'node:crypto';
 
-import { loadExample, packageNodeType } from '../../tools/lib/repo.mjs';
-import { postToSink } from '../../tools/lib/soak/sink.mjs';
-
-const JOB = packageNodeType('generationServiceJob');
-const TRIGGER = packageNodeType('generationServiceTrigger');
+import { loadExample } from '../../tools/lib/repo.mjs';
+import * as B from '../../tools/lib/workflow.mjs';
+import { deliverToSink } from '../../tools/lib/soak/sink.mjs';
 
 /** The patterns, in the order they run: ids of their workflows and credential, and their webhook path. */
 export const PATTERNS = {
@@ -36,73 +34,34 @@ export const PATTERNS = {
 	},
 };
 
-const uuid = () => randomUUID();
-
-function node(name, type, typeVersion, parameters, extra = {}) {
-	return { id: uuid(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
-}
-
-const credentials = (cred) => ({ generationServiceApi: { id: cred, name: cred } });
+const on = (cred) => ({ credential: { id: cred, name: cred } });
 
 /** A production webhook (POST): `onReceived` answers at once, `lastNode` with the last node's first item. */
-function webhook(hookPath, responseMode) {
-	return node(
-		'Webhook',
-		'n8n-nodes-base.webhook',
-		2.1,
-		{
-			httpMethod: 'POST',
-			path: hookPath,
-			responseMode,
-			...(responseMode === 'lastNode' && { responseData: 'firstEntryJson' }),
-			options: {},
-		},
-		{ webhookId: uuid() },
-	);
-}
+const webhook = (hookPath, responseMode) =>
+	B.webhook('Webhook', {
+		path: hookPath,
+		responseMode,
+		responseData: responseMode === 'lastNode' ? 'firstEntryJson' : undefined,
+	});
 
 /** Create text to video with the call's prompt; `options`: the Create options (e.g. Wait for Completion). */
 const create = (cred, options) =>
-	node(
+	B.createJob(
 		'Create',
-		JOB,
-		1.1,
 		{
-			resource: 'job',
-			operation: 'create',
 			mode: 'text_to_video',
 			prompt: "={{ $('Webhook').item.json.body.prompt }}",
 			durationSeconds: 5,
 			aspectRatio: '9:16',
 			options,
 		},
-		{ credentials: credentials(cred) },
+		{ ...on(cred), typeVersion: 1.1 },
 	);
 
 /** n8n's HTTP Request node posting the item's MP4 (binary field `data`) to the sink, for job `$json.id`. */
-const deliver = (sinkUrl) =>
-	node('Deliver MP4', 'n8n-nodes-base.httpRequest', 4.2, postToSink(sinkUrl));
+const deliver = (sinkUrl) => deliverToSink('Deliver MP4', sinkUrl);
 
-/** Connections of nodes in a line. */
-function chain(...names) {
-	const out = {};
-	for (let k = 0; k + 1 < names.length; k++)
-		out[names[k]] = { main: [[{ node: names[k + 1], type: 'main', index: 0 }]] };
-	return out;
-}
-
-function workflow(id, name, nodes) {
-	nodes.forEach((n, k) => (n.position = [k * 220, 0]));
-	return {
-		id,
-		name,
-		active: false,
-		nodes,
-		connections: chain(...nodes.map((n) => n.name)),
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+const workflow = (id, name, nodes) => B.workflow({ id, name, nodes });
 
 function waitWorkflow(sinkUrl) {
 	const p = PATTERNS.wait;
@@ -119,10 +78,10 @@ function parkWorkflow(sinkUrl) {
 	const wf = loadExample('many-long-jobs.json', p.workflows[0]);
 	const write = wf.nodes.find((n) => n.name === 'Write MP4');
 	if (!write) throw new Error('examples/many-long-jobs.json has no "Write MP4" node any more');
-	const sink = { ...deliver(sinkUrl), position: write.position };
+	const sink = { ...deliver(sinkUrl), id: randomUUID(), position: write.position };
 	wf.nodes = wf.nodes.map((n) => (n === write ? sink : n));
 	for (const n of wf.nodes) {
-		if (n.credentials?.generationServiceApi) n.credentials = credentials(p.cred);
+		if (n.credentials?.generationServiceApi) n.credentials = B.credentialsOf(on(p.cred).credential);
 		if (n.type === 'n8n-nodes-base.webhook') n.parameters.path = p.hook;
 	}
 	wf.connections['Wait for Job'] = { main: [[{ node: sink.name, type: 'main', index: 0 }]] };
@@ -137,31 +96,12 @@ function triggerWorkflows(sinkUrl, pollSecond) {
 		create(p.cred, {}),
 	]);
 	const finished = workflow(p.workflows[1], 'Bench queue: Job Finished → Download Output → sink', [
-		node(
+		B.jobFinished(
 			'Job Finished',
-			TRIGGER,
-			1,
-			{
-				pollTimes: { item: [{ mode: 'custom', cronExpression: `${pollSecond} * * * * *` }] },
-				event: 'jobFinished',
-				jobState: 'succeeded',
-				modes: [],
-				options: {},
-			},
-			{ credentials: credentials(p.cred) },
+			{ second: pollSecond, jobState: 'succeeded', modes: [] },
+			on(p.cred),
 		),
-		node(
-			'Download Output',
-			JOB,
-			1.1,
-			{
-				resource: 'job',
-				operation: 'downloadOutput',
-				jobId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-				options: {},
-			},
-			{ credentials: credentials(p.cred) },
-		),
+		B.downloadOutput('Download Output', '={{ $json.id }}', { ...on(p.cred), typeVersion: 1.1 }),
 		deliver(sinkUrl),
 	]);
 	return [calls, finished];

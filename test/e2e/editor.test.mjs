@@ -22,6 +22,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { freePort } from '../../tools/lib/net.mjs';
 import { CREDENTIAL, OWNER_LOGIN, startLocal } from '../../tools/lib/local-editor.mjs';
 import { screenshotFolder } from '../../tools/lib/screenshots.mjs';
+import { getJob, manualTrigger, workflow } from '../../tools/lib/workflow.mjs';
 import {
 	VIEWPORT,
 	closeNdv,
@@ -50,39 +51,20 @@ const FAILING_WORKFLOW = 'gsEditorFailing';
 const MISSING_JOB = `job_${'0'.repeat(32)}`;
 
 /** Manual Trigger → Job "Get" of a job that does not exist: the item fails with not_found. */
-function failingWorkflow() {
-	return {
+const failingWorkflow = () =>
+	workflow({
 		id: FAILING_WORKFLOW,
 		name: 'Editor suite: a failing item',
-		active: false,
+		ids: '10000000',
 		nodes: [
-			{
-				id: '10000000-0000-4000-8000-000000000001',
-				name: 'Manual',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: '10000000-0000-4000-8000-000000000002',
-				name: 'Get Missing Job',
-				type: 'n8n-nodes-generation-service.generationServiceJob',
+			manualTrigger(),
+			getJob('Get Missing Job', MISSING_JOB, {
+				credential: CREDENTIAL,
 				typeVersion: 1.1,
 				position: [240, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'get',
-					jobId: { __rl: true, mode: 'id', value: MISSING_JOB },
-				},
-				credentials: { generationServiceApi: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
-			},
+			}),
 		],
-		connections: { Manual: { main: [[{ node: 'Get Missing Job', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+	});
 
 /** Names of the fields the open form shows (top level: not the options added inside a collection). */
 function readFormNames(page) {

@@ -31,15 +31,16 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport/retry.ts';
-import { loginSession, ownerSession } from '../../tools/lib/rest.mjs';
+import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { startServer } from '../../tools/lib/server.mjs';
+import { pause, waitUntil } from '../../tools/lib/wait.mjs';
+import { createJob, waitForJob, webhook, workflow, writeFile } from '../../tools/lib/workflow.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	e2eHosts,
 	ensureHost,
 	openInstance,
 	packOnce,
-	packageNodeType,
 	startEmulator,
 } from './harness.mjs';
 
@@ -47,7 +48,6 @@ const require = createRequire(import.meta.url);
 const { record } = require('../reliability/metrics.js');
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (msg) => process.stderr.write(`[money-safety] ${msg}\n`);
 
 const CREDENTIAL_ID = 'gsEmulatorCred';
@@ -57,93 +57,43 @@ const FINAL = ['success', 'error', 'crashed', 'canceled'];
 
 /** Hook (production webhook, answers at once) -> Create -> Wait for Job -> Write MP4 to `outDir`. */
 function moneyWorkflow(outDir) {
-	const credentials = {
-		generationServiceApi: { id: CREDENTIAL_ID, name: 'Generation Service (local emulator)' },
-	};
-	return {
+	const on = { credential: { id: CREDENTIAL_ID, name: 'Generation Service (local emulator)' } };
+	return workflow({
 		id: WORKFLOW_ID,
 		name: 'Money safety',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		pinData: {},
+		ids: '5a1f0c52',
 		nodes: [
-			{
-				id: '5a1f0c52-0000-4000-8000-000000000001',
-				name: 'Hook',
-				type: 'n8n-nodes-base.webhook',
+			webhook('Hook', {
+				path: HOOK_PATH,
+				responseMode: 'onReceived',
 				typeVersion: 2,
-				position: [0, 0],
 				webhookId: '5a1f0c52-0000-4000-8000-00000000beef',
-				parameters: {
-					httpMethod: 'POST',
-					path: HOOK_PATH,
-					responseMode: 'onReceived',
-					options: {},
-				},
-			},
-			{
-				id: '5a1f0c52-0000-4000-8000-000000000002',
-				name: 'Create',
-				type: packageNodeType('generationServiceJob'),
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'create',
+			}),
+			createJob(
+				'Create',
+				{
 					mode: 'text_to_video',
 					prompt: '={{ $json.body.prompt }}',
 					durationSeconds: 5,
 					aspectRatio: '16:9',
 					options: {},
 				},
-				credentials,
-			},
-			{
-				id: '5a1f0c52-0000-4000-8000-000000000003',
-				name: 'Wait for Job',
-				type: packageNodeType('generationServiceJob'),
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'waitForJob',
-					jobId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-					options: { binaryPropertyName: 'data' },
-				},
-				credentials,
-			},
-			{
-				id: '5a1f0c52-0000-4000-8000-000000000004',
-				name: 'Write MP4',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [660, 0],
-				parameters: {
-					operation: 'write',
-					fileName: `=${outDir}/{{ $json.id }}.mp4`,
-					dataPropertyName: 'data',
-					options: {},
-				},
-			},
+				on,
+			),
+			waitForJob('Wait for Job', '={{ $json.id }}', { binaryPropertyName: 'data' }, on),
+			writeFile('Write MP4', `=${outDir}/{{ $json.id }}.mp4`),
 		],
-		connections: {
-			Hook: { main: [[{ node: 'Create', type: 'main', index: 0 }]] },
-			Create: { main: [[{ node: 'Wait for Job', type: 'main', index: 0 }]] },
-			'Wait for Job': { main: [[{ node: 'Write MP4', type: 'main', index: 0 }]] },
-		},
-	};
+	});
 }
 
-/** A started n8n (`n8n start`) on one user folder, restartable, with the REST calls the suite needs. */
+/**
+ * A started n8n (`n8n start`) on one user folder, restartable, with the calls the suite needs through
+ * its REST client (tools/lib/rest.mjs, as the owner).
+ */
 class N8nServer {
 	constructor(inst) {
 		this.inst = inst;
 		this.server = undefined;
-		this.owner = false;
-		const requireFromN8n = createRequire(
-			path.join(inst.host.dir, 'node_modules', 'n8n', 'package.json'),
-		);
-		this.flatted = requireFromN8n('flatted');
 	}
 
 	get running() {
@@ -157,8 +107,8 @@ class N8nServer {
 			: {};
 		this.server = await startServer(this.inst, { log, env });
 		this.base = this.server.base;
-		this.cookie = this.owner ? await loginSession(this.base) : await ownerSession(this.base);
-		this.owner = true;
+		this.rest = this.server.rest;
+		await this.rest.session(); // the owner's setup on the first start, a login after a restart
 		return Date.now() - t0;
 	}
 
@@ -183,46 +133,29 @@ class N8nServer {
 		return this.server?.tail() ?? '(n8n not running)';
 	}
 
-	async api(method, p, body, signal) {
-		const res = await fetch(`${this.base}${p}`, {
-			method,
-			headers: { 'Content-Type': 'application/json', Cookie: this.cookie },
-			body: body === undefined ? undefined : JSON.stringify(body),
-			signal,
-		});
-		const text = await res.text();
-		let json;
-		try {
-			json = JSON.parse(text);
-		} catch {
-			json = text;
-		}
-		return { status: res.status, body: json };
+	/** Waits for `check` (see waitUntil), naming `what`; a timeout shows the end of n8n's log. */
+	until(what, check, { timeoutMs = 60_000, everyMs = 300 } = {}) {
+		return waitUntil(what, check, { timeoutMs, everyMs, logFile: this.server?.logFile });
 	}
 
 	/** POST the production webhook (registered a little after /healthz/readiness: 404s are retried). */
-	async callWebhook(payload) {
-		for (let i = 0; ; i++) {
-			const res = await fetch(`${this.base}/webhook/${HOOK_PATH}`, {
-				method: 'POST',
-				headers: { 'Content-Type': 'application/json' },
-				body: JSON.stringify(payload),
-			});
-			const text = await res.text();
-			if (res.ok) return text;
-			if (res.status !== 404 || i >= 120)
-				throw new Error(`webhook answered HTTP ${res.status}: ${text}\n${this.tail()}`);
-			await pause(500);
-		}
+	callWebhook(payload) {
+		return this.until(
+			`the webhook ${HOOK_PATH}`,
+			async () => {
+				const res = await callWebhook(this.base, HOOK_PATH, jsonBody(payload));
+				if (res.status === 404) return undefined;
+				if (res.status < 200 || res.status >= 300)
+					throw new Error(`webhook answered HTTP ${res.status}: ${res.body}\n${this.tail()}`);
+				return res;
+			},
+			{ everyMs: 500 },
+		);
 	}
 
 	/** The workflow's executions, newest first: [{id, status, mode, retryOf, retrySuccessId}]. */
 	async executions() {
-		const r = await this.api('GET', '/rest/executions');
-		const results = r.body?.data?.results;
-		if (!Array.isArray(results))
-			throw new Error(`GET /rest/executions: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-		return results
+		return (await this.rest.executions(WORKFLOW_ID))
 			.filter((e) => e.workflowId === WORKFLOW_ID)
 			.map(({ id, status, mode, retryOf, retrySuccessId }) => ({
 				id,
@@ -234,27 +167,17 @@ class N8nServer {
 	}
 
 	/** A new execution of the workflow (id not in `known`), once it appears in the list. */
-	async newExecution(known, timeoutMs = 60_000) {
-		const t0 = Date.now();
-		for (;;) {
-			const fresh = (await this.executions()).find((e) => !known.has(e.id));
-			if (fresh) return fresh;
-			if (Date.now() - t0 > timeoutMs)
-				throw new Error(
-					`no new execution of ${WORKFLOW_ID} within ${timeoutMs} ms\n${this.tail()}`,
-				);
-			await pause(300);
-		}
+	newExecution(known, timeoutMs = 60_000) {
+		return this.until(
+			`a new execution of ${WORKFLOW_ID}`,
+			async () => (await this.executions()).find((e) => !known.has(e.id)),
+			{ timeoutMs },
+		);
 	}
 
 	/** GET /rest/executions/:id with its run data parsed. */
-	async execution(id) {
-		const r = await this.api('GET', `/rest/executions/${id}`);
-		const e = r.body?.data;
-		if (!e)
-			throw new Error(`GET /rest/executions/${id}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-		if (typeof e.data === 'string') e.data = this.flatted.parse(e.data);
-		return e;
+	execution(id) {
+		return this.rest.execution(id);
 	}
 
 	/**
@@ -296,12 +219,8 @@ class N8nServer {
 		const known = new Set((await this.executions()).map((e) => e.id));
 		const abort = new AbortController();
 		let failure;
-		const call = this.api(
-			'POST',
-			`/rest/executions/${id}/retry`,
-			{ loadWorkflow: false },
-			abort.signal,
-		)
+		const call = this.rest
+			.raw('POST', `/executions/${id}/retry`, { loadWorkflow: false }, { signal: abort.signal })
 			.then((r) => {
 				if (r.status !== 200 || !r.body?.data?.id)
 					failure = new Error(
@@ -312,19 +231,13 @@ class N8nServer {
 				if (!abort.signal.aborted) failure = e;
 			});
 		try {
-			const t0 = Date.now();
-			for (;;) {
+			const fresh = await this.until(`the retry of execution ${id} in the list`, async () => {
 				if (failure) throw failure;
-				const fresh = (await this.executions()).find(
+				return (await this.executions()).find(
 					(e) => !known.has(e.id) && String(e.retryOf) === String(id),
 				);
-				if (fresh) return await this.settled(fresh.id, { stuck });
-				if (Date.now() - t0 > 60_000)
-					throw new Error(
-						`the retry of execution ${id} did not appear in the list\n${this.tail()}`,
-					);
-				await pause(300);
-			}
+			});
+			return await this.settled(fresh.id, { stuck });
 		} finally {
 			abort.abort();
 			await call;
@@ -543,18 +456,6 @@ for (const version of e2eHosts()) {
 				assert.equal(waited?.output?.sha256, job.output.sha256);
 			}
 
-			/** Waits until `predicate()` is truthy (polling), or fails naming `what`. */
-			async function until(what, predicate, timeoutMs = 60_000) {
-				const t0 = Date.now();
-				for (;;) {
-					const v = predicate();
-					if (v) return v;
-					if (Date.now() - t0 > timeoutMs)
-						throw new Error(`timed out waiting for ${what}\n${n8n.tail()}`);
-					await pause(100);
-				}
-			}
-
 			/** Kill n8n, start it again on the same user folder, and return the crashed execution. */
 			async function crashAndRestart(t, known) {
 				await n8n.kill();
@@ -692,7 +593,7 @@ for (const version of e2eHosts()) {
 					async () => {
 						const known = new Set((await n8n.executions()).map((e) => e.id));
 						await n8n.callWebhook({ prompt });
-						await until('the job to be committed', () => jobsOf(prompt)[0]);
+						await n8n.until('the job to be committed', () => jobsOf(prompt)[0], { everyMs: 100 });
 						const crashed = await crashAndRestart(t, known);
 						emu.control.clearFaults();
 						return await retryCrashed(t, crashed, prompt);
@@ -713,8 +614,10 @@ for (const version of e2eHosts()) {
 					async () => {
 						const known = new Set((await n8n.executions()).map((e) => e.id));
 						await n8n.callWebhook({ prompt });
-						const job = await until('the job to be created', () => jobsOf(prompt)[0]);
-						await until(
+						const job = await n8n.until('the job to be created', () => jobsOf(prompt)[0], {
+							everyMs: 100,
+						});
+						await n8n.until(
 							'Wait for Job to poll the job',
 							() =>
 								emu.control
@@ -723,7 +626,7 @@ for (const version of e2eHosts()) {
 										(e) =>
 											e.method === 'GET' && e.path === `/v1/jobs/${job.id}` && e.status === 200,
 									),
-							30_000,
+							{ timeoutMs: 30_000, everyMs: 100 },
 						);
 						assert.notEqual(jobsOf(prompt)[0].state, 'succeeded', 'the job still runs at the kill');
 						return await retryCrashed(t, await crashAndRestart(t, known), prompt);

@@ -14,6 +14,7 @@ import {
 	unpackTarball,
 } from '../../tools/lib/package-contents.mjs';
 import { SCANNER_PACKAGE, scanLeg, scannerVersion } from '../../tools/lib/scanner.mjs';
+import { jobFinished, workflow } from '../../tools/lib/workflow.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	PACKAGE,
@@ -150,34 +151,20 @@ for (const version of e2eHosts()) {
 					}),
 				});
 				const job = (await create.json()).data;
-				const wf = {
+				const wf = workflow({
 					id: `gsTrigger${version}`,
 					name: 'Job Finished (manual)',
-					active: false,
 					nodes: [
-						{
-							id: 'trigger',
-							name: 'Job Finished',
-							type: `${PACKAGE.name}.generationServiceTrigger`,
-							typeVersion: 1,
-							position: [0, 0],
-							parameters: {
-								event: 'jobFinished',
-								jobState: 'both',
-								options: { downloadOutput: true },
+						jobFinished(
+							'Job Finished',
+							{ jobState: 'both', jobOptions: { downloadOutput: true } },
+							{
+								id: 'trigger',
+								credential: { id: 'gsEmulatorCred', name: 'Generation Service (local emulator)' },
 							},
-							credentials: {
-								generationServiceApi: {
-									id: 'gsEmulatorCred',
-									name: 'Generation Service (local emulator)',
-								},
-							},
-						},
+						),
 					],
-					connections: {},
-					settings: { executionOrder: 'v1' },
-					pinData: {},
-				};
+				});
 				await inst.importWorkflow(wf);
 				// `n8n execute` starts only from a manual trigger: run it as the editor's "Fetch test event"
 				// does (a manual execution from the trigger, through n8n's REST API on a started n8n).

@@ -15,13 +15,13 @@ import { trackDir } from '../../tools/lib/exit.mjs';
 import { preparedExample } from '../../tools/lib/repo.mjs';
 import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { startServer } from '../../tools/lib/server.mjs';
+import { createJob, manualTrigger, workflow } from '../../tools/lib/workflow.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
 	e2eHosts,
 	ensureHost,
 	openInstance,
 	packOnce,
-	packageNodeType,
 	startEmulator,
 } from './harness.mjs';
 
@@ -29,42 +29,25 @@ const log = (msg) => process.stderr.write(`[parking] ${msg}\n`);
 const CREDENTIAL = { id: 'gsEmulatorCred', name: 'Generation Service (local emulator)' };
 
 /** Manual Trigger → Create text to video (5 s) with Wait for Completion: a job of the example's kind. */
-function warmUpWorkflow(prompt) {
-	return {
+const warmUpWorkflow = (prompt) =>
+	workflow({
 		id: 'gsParkingWarmUp',
 		name: 'Parking warm-up',
-		active: false,
+		ids: 'c1d2e3f4',
 		nodes: [
-			{
-				id: 'c1d2e3f4-0000-4000-8000-000000000001',
-				name: 'Manual',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'c1d2e3f4-0000-4000-8000-000000000002',
-				name: 'Create and Wait',
-				type: packageNodeType('generationServiceJob'),
-				typeVersion: 1.1,
-				position: [220, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'create',
+			manualTrigger(),
+			createJob(
+				'Create and Wait',
+				{
 					mode: 'text_to_video',
 					prompt,
 					durationSeconds: 5,
 					options: { waitForCompletion: true, downloadOutput: false },
 				},
-				credentials: { generationServiceApi: CREDENTIAL },
-			},
+				{ credential: CREDENTIAL, typeVersion: 1.1 },
+			),
 		],
-		connections: { Manual: { main: [[{ node: 'Create and Wait', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+	});
 
 describe(
 	'parking long jobs: examples/many-long-jobs.json in real n8n 2.x',

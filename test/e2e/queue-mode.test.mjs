@@ -31,10 +31,18 @@ import { OWNER, callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { itemsOf } from '../../tools/lib/run-data.mjs';
 import { formatReport, publishSoak, runSoak, setupSoak } from '../../tools/lib/soak/index.mjs';
 import { startS3 } from '../../tools/lib/s3.mjs';
-import { waitUntil } from '../../tools/lib/wait.mjs';
+import { pause, waitUntil } from '../../tools/lib/wait.mjs';
+import {
+	account,
+	byId,
+	createJob,
+	jobFinished,
+	uploadAsset,
+	webhook,
+	workflow,
+} from '../../tools/lib/workflow.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
-	PACKAGE,
 	REPO,
 	e2eHosts,
 	ensureHost,
@@ -46,7 +54,6 @@ import { closeNdv, launchBrowser, openNode, openWorkflow, signIn, sleep } from '
 import { PUBLISH_EXAMPLE, assertPublished, s3Credential } from './publish.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
 const log = (msg) => process.stderr.write(`[queue-e2e] ${msg}\n`);
 
@@ -69,160 +76,70 @@ const SOAK = {
 	processFaultKinds: ['SIGKILL a worker mid-wait', 'SIGKILL a worker mid-download'],
 };
 
-const nodeType = (name) => `${PACKAGE.name}.${name}`;
-const credentials = { generationServiceApi: CREDENTIAL };
+const on = { credential: CREDENTIAL };
+const WEBHOOK_MP4 = { responseMode: 'lastNode', responseData: 'firstEntryBinary' };
 
 /** Webhook (an image, prompt in the query) → Upload → Create image to video, wait → answers the MP4. */
-function imageToVideoWorkflow() {
-	return {
+const imageToVideoWorkflow = () =>
+	workflow({
 		id: 'gsQueueI2V',
 		name: 'Queue: webhook image to video',
-		active: false,
+		ids: 'b1000000',
 		nodes: [
-			{
-				id: 'b1000000-0000-4000-8000-000000000001',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
-				webhookId: 'b1000000-0000-4000-8000-0000000000aa',
-				position: [0, 0],
-				parameters: {
-					httpMethod: 'POST',
-					path: 'gs-queue-i2v',
-					responseMode: 'lastNode',
-					responseData: 'firstEntryBinary',
-					responseBinaryPropertyName: 'data',
-					options: {},
-				},
-			},
-			{
-				id: 'b1000000-0000-4000-8000-000000000002',
-				name: 'Upload',
-				type: nodeType('generationServiceAsset'),
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {
-					resource: 'asset',
-					operation: 'upload',
-					binaryPropertyName: 'data',
-					options: {},
-				},
-				credentials,
-			},
-			{
-				id: 'b1000000-0000-4000-8000-000000000003',
-				name: 'Animate',
-				type: nodeType('generationServiceJob'),
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'create',
+			webhook('Webhook', { path: 'gs-queue-i2v', ...WEBHOOK_MP4 }),
+			uploadAsset('Upload', on),
+			createJob(
+				'Animate',
+				{
 					mode: 'image_to_video',
-					sourceImage: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+					sourceImage: byId('={{ $json.id }}'),
 					prompt: "={{ $('Webhook').first().json.query.prompt }}",
 					durationSeconds: 5,
 					aspectRatio: '1:1',
 					options: { waitForCompletion: true },
 				},
-				credentials,
-			},
+				on,
+			),
 		],
-		connections: {
-			Webhook: { main: [[{ node: 'Upload', type: 'main', index: 0 }]] },
-			Upload: { main: [[{ node: 'Animate', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+	});
 
 /** Webhook (JSON {prompt}) → Create text to video, wait → answers the MP4. */
-function textToVideoWorkflow() {
-	return {
+const textToVideoWorkflow = () =>
+	workflow({
 		id: 'gsQueueT2V',
 		name: 'Queue: webhook text to video',
-		active: false,
+		ids: 'b2000000',
 		nodes: [
-			{
-				id: 'b2000000-0000-4000-8000-000000000001',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
-				webhookId: 'b2000000-0000-4000-8000-0000000000aa',
-				position: [0, 0],
-				parameters: {
-					httpMethod: 'POST',
-					path: 'gs-queue-t2v',
-					responseMode: 'lastNode',
-					responseData: 'firstEntryBinary',
-					responseBinaryPropertyName: 'data',
-					options: {},
-				},
-			},
-			{
-				id: 'b2000000-0000-4000-8000-000000000002',
-				name: 'Create and Wait',
-				type: nodeType('generationServiceJob'),
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'create',
+			webhook('Webhook', { path: 'gs-queue-t2v', ...WEBHOOK_MP4 }),
+			createJob(
+				'Create and Wait',
+				{
 					mode: 'text_to_video',
 					prompt: '={{ $json.body.prompt }}',
 					durationSeconds: 5,
 					aspectRatio: '16:9',
 					options: { waitForCompletion: true },
 				},
-				credentials,
-			},
+				on,
+			),
 		],
-		connections: {
-			Webhook: { main: [[{ node: 'Create and Wait', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+	});
 
 /** Webhook → Account Get Identity → answers the identity (JSON). */
-function identityWorkflow() {
-	return {
+const identityWorkflow = () =>
+	workflow({
 		id: 'gsQueueIdentity',
 		name: 'Queue: webhook identity',
-		active: false,
+		ids: 'b4000000',
 		nodes: [
-			{
-				id: 'b4000000-0000-4000-8000-000000000001',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
-				webhookId: 'b4000000-0000-4000-8000-0000000000aa',
-				position: [0, 0],
-				parameters: {
-					httpMethod: 'POST',
-					path: 'gs-queue-identity',
-					responseMode: 'lastNode',
-					responseData: 'firstEntryJson',
-					options: {},
-				},
-			},
-			{
-				id: 'b4000000-0000-4000-8000-000000000002',
-				name: 'Identity',
-				type: nodeType('generationServiceAccount'),
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { resource: 'account', operation: 'getIdentity' },
-				credentials,
-			},
+			webhook('Webhook', {
+				path: 'gs-queue-identity',
+				responseMode: 'lastNode',
+				responseData: 'firstEntryJson',
+			}),
+			account('Identity', 'getIdentity', on),
 		],
-		connections: { Webhook: { main: [[{ node: 'Identity', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+	});
 
 const MANUAL_WORKFLOW = 'gsQueueManual';
 
@@ -285,37 +202,14 @@ function manualWorkflow(prompt) {
 const TRIGGER_NODE = 'Job Finished';
 
 /** The Job Finished trigger alone (text-to-video jobs, succeeded or failed), polling at second `second`. */
-function triggerNodes(second) {
-	return [
-		{
-			id: 'b3000000-0000-4000-8000-000000000001',
-			name: TRIGGER_NODE,
-			type: nodeType('generationServiceTrigger'),
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {
-				pollTimes: { item: [{ mode: 'custom', cronExpression: `${second} * * * * *` }] },
-				event: 'jobFinished',
-				jobState: 'both',
-				modes: ['text_to_video'],
-				options: {},
-			},
-			credentials,
-		},
-	];
-}
-
-function triggerWorkflow() {
-	return {
+const triggerWorkflow = (second = 0) =>
+	workflow({
 		id: 'gsQueueTrigger',
 		name: 'Queue: Job Finished trigger',
-		active: false,
-		nodes: triggerNodes(0),
-		connections: {},
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+		ids: 'b3000000',
+		nodes: [jobFinished(TRIGGER_NODE, { second, jobState: 'both', modes: ['text_to_video'] }, on)],
+	});
+const triggerNodes = (second) => triggerWorkflow(second).nodes;
 
 /** Per test: peak RSS from here, and the referee judges only this test's requests. */
 function beginTest(emu) {
@@ -862,19 +756,15 @@ describe(
 				// the example with a webhook in place of its manual trigger (manual runs stay on the main)
 				const wf = loadExample(PUBLISH_EXAMPLE, 'gsQueuePublishS3');
 				const manual = wf.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger');
-				Object.assign(manual, {
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2.1,
-					webhookId: 'b9000000-0000-4000-8000-0000000000aa',
-					parameters: {
-						httpMethod: 'POST',
+				Object.assign(
+					manual,
+					webhook('Webhook', {
 						path: 'gs-queue-publish',
 						responseMode: 'lastNode',
 						responseData: 'allEntries',
-						options: {},
-					},
-				});
+						webhookId: 'b9000000-0000-4000-8000-0000000000aa',
+					}),
+				);
 				const next = Object.keys(wf.connections).find(
 					(k) => k !== 'Webhook' && !wf.nodes.some((n) => n.name === k),
 				);

@@ -17,6 +17,8 @@ import { after, describe, it } from 'node:test';
 import { CREDENTIAL, EXAMPLES } from '../../tools/lib/local-editor.mjs';
 import { pidAlive } from '../../tools/lib/locks.mjs';
 import { freePort } from '../../tools/lib/net.mjs';
+import { processStats } from '../../tools/lib/process.mjs';
+import { waitUntil, within } from '../../tools/lib/wait.mjs';
 import { launchBrowser, waitFor } from './browser.mjs';
 import { INSTALL_TIMEOUT_MS, REPO, e2eHosts, loadExample } from './harness.mjs';
 
@@ -39,32 +41,19 @@ const listening = (port) =>
  */
 function processesOf(pgid, folder) {
 	const alive = [];
-	for (const entry of fs.readdirSync('/proc')) {
-		if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+	for (const { pid, fields } of processStats()) {
+		if (pid === process.pid || fields[0] === 'Z') continue;
 		try {
-			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-			// pid (comm) state ppid pgrp …: comm may hold spaces, so read after its closing parenthesis
-			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			if (fields[0] === 'Z') continue;
-			const env = fs.readFileSync(`/proc/${entry}/environ`, 'utf8');
-			const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+			const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+			const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
 			if (Number(fields[2]) === pgid || env.includes(folder) || cmdline.includes(folder)) {
-				alive.push(`${entry} ${cmdline.replaceAll('\0', ' ').trim()}`);
+				alive.push(`${pid} ${cmdline.replaceAll('\0', ' ').trim()}`);
 			}
 		} catch {
 			// the process ended while we looked, or is not ours to read
 		}
 	}
 	return alive;
-}
-
-async function until(cond, what, boundMs) {
-	const start = Date.now();
-	while (!(await cond())) {
-		if (Date.now() - start > boundMs)
-			throw new Error(`still waiting after ${boundMs} ms for: ${what}`);
-		await new Promise((r) => setTimeout(r, 200));
-	}
 }
 
 describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2.x' }, () => {
@@ -92,10 +81,10 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 		const exited = new Promise((resolve) =>
 			child.once('exit', (code, signal) => resolve({ code, signal })),
 		);
-		await until(
-			() => out.includes('Ctrl-C stops n8n and the emulator.') || child.exitCode !== null,
+		await waitUntil(
 			'"n8n is ready" from npm start',
-			READY_BOUND_MS,
+			() => out.includes('Ctrl-C stops n8n and the emulator.') || child.exitCode !== null,
+			{ timeoutMs: READY_BOUND_MS, everyMs: 200 },
 		);
 		assert.equal(child.exitCode, null, `npm start ended early:\n${out}`);
 		t.diagnostic(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -209,17 +198,12 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 		// Ctrl-C
 		const stopAt = Date.now();
 		process.kill(-child.pid, 'SIGINT');
-		let timer;
-		const end = await Promise.race([
-			exited,
-			new Promise((r) => (timer = setTimeout(() => r('bound'), STOP_BOUND_MS))),
-		]);
-		clearTimeout(timer);
-		assert.notEqual(end, 'bound', `npm start did not stop within ${STOP_BOUND_MS} ms:\n${out}`);
-		await until(
-			() => processesOf(child.pid, folder).length === 0,
+		const end = await within(exited, STOP_BOUND_MS);
+		assert.ok(end, `npm start did not stop within ${STOP_BOUND_MS} ms:\n${out}`);
+		await waitUntil(
 			'every process of npm start to end',
-			STOP_BOUND_MS,
+			() => processesOf(child.pid, folder).length === 0,
+			{ timeoutMs: STOP_BOUND_MS, everyMs: 200 },
 		).catch((error) => {
 			throw new Error(`${error.message}: ${processesOf(child.pid, folder).join('; ')}`);
 		});

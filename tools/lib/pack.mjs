@@ -12,6 +12,7 @@ import { trackDir } from './exit.mjs';
 import { withLock } from './locks.mjs';
 import { cleanEnv, run } from './process.mjs';
 import { REPO } from './repo.mjs';
+import { manualTrigger, node, workflow } from './workflow.mjs';
 
 const log = (msg) => process.stderr.write(`[e2e] ${msg}\n`);
 
@@ -160,31 +161,10 @@ export function packFixturePackage() {
 }
 
 /** Manual Trigger -> the fixture node. */
-export function fixtureWorkflow(id = 'gsE2eFixture', text = 'hi') {
-	return {
+export const fixtureWorkflow = (id = 'gsE2eFixture', text = 'hi') =>
+	workflow({
 		id,
 		name: `Fixture ${id}`,
-		active: false,
-		nodes: [
-			{
-				id: 'a0b1c2d3-0000-4000-8000-000000000001',
-				name: 'Manual',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'a0b1c2d3-0000-4000-8000-000000000002',
-				name: 'Echo',
-				type: FIXTURE_NODE_TYPE,
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { text },
-			},
-		],
-		connections: { Manual: { main: [[{ node: 'Echo', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+		ids: 'a0b1c2d3',
+		nodes: [manualTrigger(), node('Echo', FIXTURE_NODE_TYPE, 1, { text })],
+	});

@@ -4,61 +4,28 @@ import { dirSize, ensureHost } from './hosts.mjs';
 import { fmtMs, lastLines } from './format.mjs';
 import { createInstance } from './instance.mjs';
 import { nodeOutput } from './run-data.mjs';
+import { code, manualTrigger, set, workflow } from './workflow.mjs';
 
 const defaultLog = (msg) => process.stderr.write(`[n8n-host] ${msg}\n`);
 const mb = (b) => (b ? `${Math.round(b / 1024 / 1024)} MB` : '?');
 
-export function builtinSmokeWorkflow(id = 'gsSmokeBuiltin') {
-	return {
+export const builtinSmokeWorkflow = (id = 'gsSmokeBuiltin') =>
+	workflow({
 		id,
 		name: `Smoke ${id}`,
-		active: false,
+		ids: (k) => `${k}f5532f9-36ba-4bef-86c7-30d607400b15`,
 		nodes: [
-			{
-				id: '0f5532f9-36ba-4bef-86c7-30d607400b15',
-				name: 'Manual',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: '1f5532f9-36ba-4bef-86c7-30d607400b15',
-				name: 'Set',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				position: [220, 0],
-				parameters: {
-					mode: 'manual',
-					assignments: {
-						assignments: [
-							{ id: 'a1', name: 'greeting', value: 'hello', type: 'string' },
-							{ id: 'a2', name: 'sum', value: '={{ 1 + 2 }}', type: 'number' },
-						],
-					},
-					options: {},
-				},
-			},
-			{
-				id: '2f5532f9-36ba-4bef-86c7-30d607400b15',
-				name: 'Code',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [440, 0],
-				parameters: {
-					jsCode:
-						'const first = $input.first().json;\nreturn [1, 2, 3].map((n) => ({ json: { ...first, n, product: first.sum * n } }));',
-				},
-			},
+			manualTrigger(),
+			set('Set', [
+				{ id: 'a1', name: 'greeting', value: 'hello', type: 'string' },
+				{ id: 'a2', name: 'sum', value: '={{ 1 + 2 }}', type: 'number' },
+			]),
+			code(
+				'Code',
+				'const first = $input.first().json;\nreturn [1, 2, 3].map((n) => ({ json: { ...first, n, product: first.sum * n } }));',
+			),
 		],
-		connections: {
-			Manual: { main: [[{ node: 'Set', type: 'main', index: 0 }]] },
-			Set: { main: [[{ node: 'Code', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+	});
 
 /** Throws unless `items` is the Code node output of builtinSmokeWorkflow. */
 export function checkSmokeOutput(items) {

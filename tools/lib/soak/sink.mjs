@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 
+import { httpRequest } from '../workflow.mjs';
+
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 
 /** The sink the trigger path delivers MP4s to: job id → [{ sha256, bytes, at }]. */
@@ -28,12 +30,10 @@ export async function startSink() {
 	};
 }
 
-/** Parameters of n8n's HTTP Request node (4.2) posting the item's MP4 (binary field `data`) to the sink for job `$json.id`. */
-export const postToSink = (sinkUrl) => ({
-	method: 'POST',
-	url: `=${sinkUrl}?job={{ $json.id }}`,
-	sendBody: true,
-	contentType: 'binaryData',
-	inputDataFieldName: 'data',
-	options: {},
-});
+/** n8n's HTTP Request node posting the item's MP4 (binary field `data`) to the sink for job `$json.id`. */
+export const deliverToSink = (name, sinkUrl, extra) =>
+	httpRequest(
+		name,
+		{ method: 'POST', url: `=${sinkUrl}?job={{ $json.id }}`, binaryField: 'data' },
+		extra,
+	);
