@@ -212,7 +212,9 @@ export const createsBaseline = (n, cred, baseUrl) =>
 		B.httpRequest('Create', {
 			method: 'POST',
 			url: `${baseUrl}/jobs`,
-			headers: { 'Idempotency-Key': `={{ 'bench-batch-' + $execution.id + '-' + $itemIndex }}` },
+			// 16 to 128 characters, as the spec wants: 'bench-creates-1-0' on a fresh instance ('bench-batch-1-0',
+			// 15, was refused with 400 invalid_idempotency_key when the part ran alone)
+			headers: { 'Idempotency-Key': `={{ 'bench-creates-' + $execution.id + '-' + $itemIndex }}` },
 			jsonBody: JOB_BODY('$json.prompt'),
 			headerAuth: cred,
 		}),

@@ -30,6 +30,7 @@ import { startRegistry } from '../../tools/lib/registry.mjs';
 import { OWNER, callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { itemsOf } from '../../tools/lib/run-data.mjs';
 import { formatReport, publishSoak, runSoak, setupSoak } from '../../tools/lib/soak/index.mjs';
+import { packageNodeType } from '../../tools/lib/repo.mjs';
 import { startS3 } from '../../tools/lib/s3.mjs';
 import { pause, waitUntil } from '../../tools/lib/wait.mjs';
 import {
@@ -37,12 +38,15 @@ import {
 	byId,
 	createJob,
 	jobFinished,
+	manualTrigger,
 	uploadAsset,
+	waitForJob,
 	webhook,
 	workflow,
 } from '../../tools/lib/workflow.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
+	PACKAGE,
 	REPO,
 	e2eHosts,
 	ensureHost,
@@ -144,60 +148,21 @@ const identityWorkflow = () =>
 const MANUAL_WORKFLOW = 'gsQueueManual';
 
 /** Manual Trigger → Create text to video (no wait) → Wait for Job (the MP4 as binary): run from the editor. */
-function manualWorkflow(prompt) {
-	return {
+const manualWorkflow = (prompt) =>
+	workflow({
 		id: MANUAL_WORKFLOW,
 		name: 'Queue: manual create and wait',
-		active: false,
+		ids: 'b5000000',
 		nodes: [
-			{
-				id: 'b5000000-0000-4000-8000-000000000001',
-				name: "When clicking 'Execute workflow'",
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'b5000000-0000-4000-8000-000000000002',
-				name: 'Create',
-				type: nodeType('generationServiceJob'),
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'create',
-					mode: 'text_to_video',
-					prompt,
-					durationSeconds: 5,
-					aspectRatio: '16:9',
-					options: {},
-				},
-				credentials,
-			},
-			{
-				id: 'b5000000-0000-4000-8000-000000000003',
-				name: 'Wait for Job',
-				type: nodeType('generationServiceJob'),
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {
-					resource: 'job',
-					operation: 'waitForJob',
-					jobId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-					options: { binaryPropertyName: 'data' },
-				},
-				credentials,
-			},
+			manualTrigger("When clicking 'Execute workflow'"),
+			createJob(
+				'Create',
+				{ mode: 'text_to_video', prompt, durationSeconds: 5, aspectRatio: '16:9', options: {} },
+				on,
+			),
+			waitForJob('Wait for Job', '={{ $json.id }}', { binaryPropertyName: 'data' }, on),
 		],
-		connections: {
-			"When clicking 'Execute workflow'": { main: [[{ node: 'Create', type: 'main', index: 0 }]] },
-			Create: { main: [[{ node: 'Wait for Job', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+	});
 
 const TRIGGER_NODE = 'Job Finished';
 
@@ -1089,7 +1054,9 @@ describe(
 			assert.equal(installed.packageName, PACKAGE.name);
 			assert.equal(installed.installedVersion, PACKAGE.version);
 			assert.ok(
-				installed.installedNodes.some((n) => n.type === nodeType('generationServiceAccount')),
+				installed.installedNodes.some(
+					(n) => n.type === packageNodeType('generationServiceAccount'),
+				),
 				JSON.stringify(installed.installedNodes),
 			);
 			// the main tells the running workers (Redis); each installs the package into its own user folder

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { heldLocks, holdLock, releaseLockOnExit } from './exit.mjs';
+import { fmtMs } from './format.mjs';
 import { pause } from './wait.mjs';
 
 function readOwner(lockPath) {
