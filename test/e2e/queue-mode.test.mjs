@@ -942,7 +942,11 @@ describe(
 				);
 				assert.equal(settled.status, 'crashed');
 				assert.match(inList, /\bError\b/);
-				// n8n kept no run data of the killed run: the job's id is only in the worker's log
+				// the job's id is always in the killed worker's log (in the execution only when n8n kept its run data)
+				assert.match(
+					stack.logOf(worker),
+					new RegExp(`Generation Service job ${created.id} created`),
+				);
 				t.diagnostic(
 					`run data n8n kept: [${Object.keys(full.data?.resultData?.runData ?? {}).join(', ')}]`,
 				);
