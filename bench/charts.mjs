@@ -1,7 +1,8 @@
 // The charts of docs/benchmarks.md, drawn from what a part measured in this run (bench/svg.mjs writes them):
 // each is { file, alt, svg }; a part pushes it to report.charts and emits its image line, and the report is
 // written with its charts into images/ beside it (report.mjs).
-import { lineChart } from './svg.mjs';
+import { MiB } from './measure.mjs';
+import { barChart, lineChart } from './svg.mjs';
 
 /** Counts rising at each time: [[0, 0], [t1, 1], [t2, 2], …] in seconds. */
 export const cumulative = (msList) => [
@@ -34,3 +35,82 @@ export function batchChart(rec, label) {
 		}),
 	};
 }
+
+/**
+ * Part 6 (queue mode), the three patterns side by side (queue-measure.mjs's records): each pattern's MP4s
+ * delivered to the sink over time from its calls, and its floor (the same perfect client as part 3).
+ */
+export function queueChart(results, n) {
+	const floors = [...new Set(results.map((r) => (r.floor.floorMs / 1000).toFixed(1)))];
+	const title = `Queue mode, ${n} long jobs at once: MP4s delivered over time, per pattern`;
+	return {
+		file: 'bench-queue-deliveries.svg',
+		alt: title,
+		svg: lineChart({
+			title,
+			xLabel: 'seconds from the calls',
+			yLabel: 'MP4s delivered',
+			series: results.map((r) => ({
+				name: r.pattern,
+				points: cumulative(r.checked.firstAts.map((at) => at - r.t0)),
+			})),
+			vlines: floors.map((s) => ({ at: Number(s), label: `floor ${s} s` })),
+		}),
+	};
+}
+
+/** Part 6: what each pattern cost the workers, in slot-seconds (from their logs). */
+export function queueSlotsChart(results) {
+	const title = 'Queue mode: worker slot-seconds per pattern (from the workers’ logs)';
+	return {
+		file: 'bench-queue-slots.svg',
+		alt: title,
+		svg: barChart({
+			title,
+			xLabel: 'pattern',
+			yLabel: 'worker slot-seconds',
+			groups: results.map((r) => r.pattern),
+			series: [
+				{ name: 'worker slot-seconds', values: results.map((r) => Math.round(r.slotSeconds)) },
+			],
+		}),
+	};
+}
+
+/**
+ * Part 2 (memory): the main process's peak memory added by file size (a size's median peak minus the tiny
+ * file's), ours beside HTTP Request, downloads then uploads. `added(transfer, side, k)` in bytes
+ * (memory-figures.mjs); `DL`/`UP` the sizes ({ k, label }), the tiny one (k 't') left out.
+ */
+export function memoryChart({ DL, UP, added }) {
+	const groups = [];
+	const ours = [];
+	const http = [];
+	for (const [transfer, sizes] of [
+		['download', DL],
+		['upload', UP],
+	])
+		for (const s of sizes.filter((x) => x.k !== 't')) {
+			groups.push(`${transfer} ${s.label}`);
+			ours.push(mib(added(transfer, 'ours', s.k)));
+			http.push(mib(added(transfer, 'http', s.k)));
+		}
+	const title = 'Peak memory added by file size (n8n main process, median)';
+	return {
+		file: 'bench-memory-added.svg',
+		alt: title,
+		svg: barChart({
+			title,
+			xLabel: 'transfer and file size',
+			yLabel: 'MiB added',
+			groups,
+			series: [
+				{ name: 'ours', values: ours },
+				{ name: 'HTTP Request', values: http },
+			],
+			valueLabel: (v) => v.toFixed(1),
+		}),
+	};
+}
+
+const mib = (bytes) => Math.round((bytes / MiB) * 10) / 10;

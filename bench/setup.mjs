@@ -77,3 +77,10 @@ export function emitSetup({ emit }, { startedAt, commitNow, previous, machine })
 	);
 	emit();
 }
+
+/** The load average now, as the report prints it ("0.52 0.61 0.70"). */
+export const loadAverage = () =>
+	os
+		.loadavg()
+		.map((x) => x.toFixed(2))
+		.join(' ');

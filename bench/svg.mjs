@@ -121,9 +121,10 @@ export function lineChart({ title, xLabel, yLabel, series, hlines = [], vlines =
 
 /**
  * A grouped bar chart: one group per `groups` label, one bar per series in each ([{ name, values }] with
- * values[i] for group i; a value that is not a finite number leaves its bar out).
+ * values[i] for group i; a value that is not a finite number leaves its bar out). A value below 0 is drawn as
+ * no bar; `valueLabel(v)`, when given, writes each value above its bar (so such a value is still read).
  */
-export function barChart({ title, xLabel, yLabel, groups, series }) {
+export function barChart({ title, xLabel, yLabel, groups, series, valueLabel }) {
 	const values = series.flatMap((s) => s.values).filter(Number.isFinite);
 	const f = frame(1, Math.max(0, ...values));
 	const body = axes({ ...f, xs: [] }, title, xLabel, yLabel);
@@ -142,6 +143,8 @@ export function barChart({ title, xLabel, yLabel, groups, series }) {
 			body.push(
 				`<rect x="${bx}" y="${top}" width="${barW}" height="${h}" fill="${COLORS[si % COLORS.length]}"><title>${escapeXml(`${s.name}, ${g}: ${v}`)}</title></rect>`,
 			);
+			if (valueLabel)
+				body.push(text(r2(bx + barW / 2), r2(top - 4), valueLabel(v), 'text-anchor="middle" '));
 		});
 	});
 	body.push(...legend(series.map((s) => s.name)));

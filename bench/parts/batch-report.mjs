@@ -1,4 +1,9 @@
 // The section, goals and finding of part 3 (batches, batch.mjs) from its measured runs.
+import os from 'node:os';
+
+import { REPO } from '../../tools/lib/repo.mjs';
+import { runNote, sectionEnd, sectionStart } from '../doc-section.mjs';
+import { commitOf, loadAverage } from '../setup.mjs';
 import { DOWNLOAD_CONCURRENCY } from '../../nodes/shared/jobs/run.ts';
 import { POLL_S } from '../context.mjs';
 import { routeText } from '../journal.mjs';
@@ -8,21 +13,36 @@ import { ratio2, table } from '../report.mjs';
 
 const floorLastCreate = (floor) => fmtS(floor.lastCreateAt - (floor.finishAt - floor.floorMs));
 
-export function emitBatch(ctx, results) {
-	emitSection(ctx, results);
+/** meta: { t0, loadAtStart, specs } (the part's options), for the line that says how the section was run. */
+export function emitBatch(ctx, results, meta) {
+	ctx.report.keep(sectionStart('batch'));
+	emitSection(ctx, results, meta);
+	ctx.report.keep(sectionEnd('batch'));
 	const ours = results.filter((x) => x.side === 'ours');
 	const prevR = results.filter((x) => x.side === 'prev');
 	ctx.report.goals.push(...batchGoals(ctx.opt, ours, prevR));
 	if (ours.length && prevR.length) ctx.report.findings.push(batchFinding(ours, prevR));
 }
 
-function emitSection(ctx, results) {
+function emitSection(ctx, results, meta) {
 	const { opt, emit, previous } = ctx;
 	const prevName = previous ? previous.commit.slice(0, 7) : 'n/a';
 	const label = (side) =>
 		side === 'ours' ? 'ours (list poll)' : `previous ${prevName} (per-job polls)`;
 	emit(
 		`## 3. Batch: ${opt.batchSizes.join(', ')} jobs created, waited for and downloaded by one node, from seconds ${opt.batchPhases.join(', ')} of the minute`,
+	);
+	emit();
+	emit(
+		runNote({
+			specs: meta.specs,
+			opt,
+			commit: commitOf(REPO),
+			cores: os.cpus().length,
+			loadAtStart: meta.loadAtStart,
+			loadAtEnd: loadAverage(),
+			partMs: Date.now() - meta.t0,
+		}),
 	);
 	emit();
 	emit(

@@ -14,10 +14,16 @@ import { byRoute, kindCounts, perWindow, routeText } from '../journal.mjs';
 import { fmtS, median } from '../measure.mjs';
 import { anyValue, names, numbers } from '../options.mjs';
 import { ratio2 } from '../report.mjs';
+import { loadAverage } from '../setup.mjs';
 import * as W from '../workflows.mjs';
 import { emitBatch } from './batch-report.mjs';
 
 export const name = 'batch';
+/** Its section of docs/benchmarks.md can be refreshed alone: `npm run bench -- --only=batch --doc`. */
+export const docSection = true;
+/** How its rows in the closing Goals table and its finding start (doc-section.mjs). */
+export const goalPrefix = 'Batch of ';
+export const findingPrefix = '**Batches (part 3)';
 
 export const options = [
 	{ flags: ['batch-sizes'], key: 'batchSizes', parse: numbers, default: [10, 50, 100] },
@@ -83,9 +89,10 @@ export async function run(ctx, { batchRuns }) {
 	);
 	emu.control.setJobTiming({ queuedMs: 1000, runningMs: opt.batchJobS * 1000 - 1000 });
 	emu.control.setOutputBytes(4096);
+	const meta = { t0: Date.now(), loadAtStart: loadAverage(), specs: options };
 	const results = [];
 	for (const b of batchRuns) results.push(await measureBatch(ctx, b));
-	emitBatch(ctx, results);
+	emitBatch(ctx, results, meta);
 }
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');

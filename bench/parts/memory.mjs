@@ -6,12 +6,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { REPO } from '../../tools/lib/repo.mjs';
+import { loadAverage } from '../setup.mjs';
 import { MiB, paddedMp4 } from '../measure.mjs';
 import * as W from '../workflows.mjs';
 import { probeMemory } from './memory-probe.mjs';
 import { emitMemory } from './memory-report.mjs';
 
 export const name = 'memory';
+/** Its section of docs/benchmarks.md can be refreshed alone: `npm run bench -- --only=memory --doc`. */
+export const docSection = true;
+/** How its rows in the closing Goals table and its findings start (doc-section.mjs). */
+export const goalPrefix = ['Download memory flat', 'Peak memory added'];
+export const findingPrefix = ['**Memory (part 2)', '**Upload: the memory is added before the POST'];
 
 export const options = [
 	{ flags: ['mem-reps'], key: 'memReps', parse: Number, default: 5 },
@@ -103,9 +109,10 @@ export async function run(ctx, { DL, UP, memWf }) {
 	ctx.log(
 		`part 2: memory, downloads of ${DL.map((d) => d.label).join(', ')}, uploads of ${UP.map((u) => u.label).join(', ')}`,
 	);
+	const meta = { t0: Date.now(), loadAtStart: loadAverage() };
 	const { peaks, okAll } = await measurePeaks(ctx, memWf);
 	const probed = await probeMemory(ctx, memWf, checkRun);
-	emitMemory(ctx, { DL, UP, memWf, peaks, okAll, ...probed });
+	emitMemory(ctx, { DL, UP, memWf, peaks, okAll, ...probed }, { ...meta, specs: options });
 }
 
 /** Peak RSS (main process and tree) of every workflow, once per repetition, interleaved. */

@@ -5,6 +5,7 @@
 import os from 'node:os';
 
 import { sectionEnd, sectionStart } from '../doc-section.mjs';
+import { queueChart, queueSlotsChart } from '../charts.mjs';
 import { describeViolation } from '../../tools/lib/soak/judge.mjs';
 import { routeText } from '../journal.mjs';
 import { fmtS, median } from '../measure.mjs';
@@ -193,7 +194,7 @@ function goalsOf(results, n) {
 			.join('; '),
 		met: bad.length === 0,
 		note: bad.length
-			? `Missed by ${bad.map((r) => r.pattern).join(', ')}${bad.some((r) => r.violations) ? ': see "Referee records" under part 6' : ''}.${bad.some((r) => r.judged.collisions.length) ? ' Each worker follows its executions\' jobs with one look at the key\'s list per interval, so with two workers the list is read twice per interval: each process within the rule alone, the key not. The processes cannot see each other\'s looks (n8n offers a community node no shared state across workers); what would fix it: a process that sees unfinished jobs it does not follow spacing its looks at the spec\'s 10 s, or parking (the second pattern).' : ''}`
+			? `Missed by ${bad.map((r) => r.pattern).join(', ')}${bad.some((r) => r.violations) ? ': see "Referee records" under part 6' : ''}.${bad.some((r) => r.judged.collisions.length) ? " Each worker follows its executions' jobs with one look at the key's list per interval, so with two workers the list is read twice per interval: each process within the rule alone, the key not. The processes cannot see each other's looks (n8n offers a community node no shared state across workers); what would fix it: a process that sees unfinished jobs it does not follow spacing its looks at the spec's 10 s, or parking (the second pattern)." : ''}`
 			: '',
 	});
 	return goals;
@@ -263,6 +264,12 @@ export function emitQueue(ctx, results, meta) {
 	emit();
 	emit(mainTable(results, n));
 	emit();
+	// the pictures: each pattern's MP4s over time against the floor, and the worker slots each one held
+	for (const chart of [queueChart(results, n), queueSlotsChart(results)]) {
+		report.charts.push(chart);
+		emit(`![${chart.alt}](images/${chart.file})`);
+		emit();
+	}
 	emit(
 		`Measured by hand before the package's changes since (one watcher per key per n8n process, capabilities and the recent-jobs look-up shared per process and key, Create's \`estimatedReadyAt\`): n8n 2.41.1 queue mode, a main and 2 workers at concurrency 2, a key at 60 requests/minute, 12 webhook calls at once of 120 s text-to-video jobs, the floors then computed by hand (labels as recorded then; the parked pattern waited a fixed 125 s):`,
 	);
