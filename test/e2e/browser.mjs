@@ -214,3 +214,28 @@ export async function shotOf(page, locator, file, pad = 8) {
 	await page.screenshot({ path: file, clip });
 	return clip;
 }
+
+/**
+ * Open `nodeName`'s panel and check its output shows job `jobId`'s MP4 (the Binary view: `<jobId>.mp4`,
+ * video/mp4), then close it: what a user sees after a run that ends in Wait for Job.
+ */
+export async function expectMp4InOutput(page, nodeName, jobId) {
+	await openNode(page, nodeName);
+	const output = page.locator('[data-test-id="output-panel"]');
+	await output.waitFor();
+	await output.getByText(jobId).first().waitFor({ timeout: 60_000 });
+	const binary = output.getByRole('radio', { name: /binary/i });
+	if (await binary.count()) await binary.first().click();
+	else
+		await output
+			.getByText(/^binary$/i)
+			.first()
+			.click();
+	await output.getByText('video/mp4').first().waitFor({ timeout: 30_000 });
+	const text = await output.innerText();
+	if (!text.includes(`${jobId}.mp4`))
+		throw new Error(
+			`the output panel of ${nodeName} does not name ${jobId}.mp4: ${text.slice(0, 500)}`,
+		);
+	await closeNdv(page);
+}

@@ -27,6 +27,7 @@ import {
 	VIEWPORT,
 	closeNdv,
 	dismissPopups,
+	expectMp4InOutput,
 	launchBrowser,
 	openNode,
 	openWorkflow,
@@ -415,21 +416,7 @@ if (e2eHosts().includes('2')) {
 						{ timeoutMs: 180_000, what: 'the MP4 of the run on disk' },
 					);
 					t.diagnostic(`run from the editor: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-					await openNode(page, 'Wait for Job');
-					const output = page.locator('[data-test-id="output-panel"]');
-					await output.waitFor();
-					await output.getByText(job.id).first().waitFor({ timeout: 60_000 });
-					const binary = output.getByRole('radio', { name: /binary/i });
-					if (await binary.count()) await binary.first().click();
-					else
-						await output
-							.getByText(/^binary$/i)
-							.first()
-							.click();
-					await output.getByText('video/mp4').first().waitFor({ timeout: 30_000 });
-					const text = await output.innerText();
-					assert.match(text, new RegExp(`${job.id}\\.mp4`));
-					await closeNdv(page);
+					await expectMp4InOutput(page, 'Wait for Job', job.id);
 				}),
 			);
 

@@ -54,7 +54,7 @@ import {
 	startEmulator,
 	loadExample,
 } from './harness.mjs';
-import { closeNdv, launchBrowser, openNode, openWorkflow, signIn, sleep } from './browser.mjs';
+import { expectMp4InOutput, launchBrowser, openWorkflow, signIn, sleep } from './browser.mjs';
 import { PUBLISH_EXAMPLE, assertPublished, s3Credential } from './publish.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
@@ -861,19 +861,7 @@ describe(
 				assert.equal(jobs.length, 1, 'one job for the manual run');
 				const job = jobs[0];
 				assert.equal(job.state, 'succeeded');
-				await openNode(page, 'Wait for Job');
-				const output = page.locator('[data-test-id="output-panel"]');
-				await output.getByText(job.id).first().waitFor({ timeout: 60_000 });
-				const binary = output.getByRole('radio', { name: /binary/i });
-				if (await binary.count()) await binary.first().click();
-				else
-					await output
-						.getByText(/^binary$/i)
-						.first()
-						.click();
-				await output.getByText('video/mp4').first().waitFor({ timeout: 30_000 });
-				assert.match(await output.innerText(), new RegExp(`${job.id}\\.mp4`));
-				await closeNdv(page);
+				await expectMp4InOutput(page, 'Wait for Job', job.id);
 				t.diagnostic(
 					`manual execution ${first.id} ran on ${stack.workerOfExecution(first.id)}; job ${job.id}; MP4 in the output panel ${((Date.now() - t0) / 1000).toFixed(1)} s after the click`,
 				);
