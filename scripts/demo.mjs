@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startEmulator } from '../tools/lib/emulator.mjs';
 import { ensureHost } from '../tools/lib/hosts.mjs';
 import { createInstance } from '../tools/lib/instance.mjs';
+import { describeDefaults } from '../tools/lib/n8n-defaults.mjs';
 import { packOnce } from '../tools/lib/pack.mjs';
 import { REPO, preparedExample } from '../tools/lib/repo.mjs';
 import { nodeOutput } from '../tools/lib/run-data.mjs';
@@ -31,6 +32,7 @@ async function main() {
 	);
 	const host = await ensureHost({ version });
 	say(`    n8n ${host.n8nVersion} in ${host.dir}`);
+	say(`    ${describeDefaults(version)}`);
 
 	const outDir = path.join(REPO, 'demo-output');
 	fs.mkdirSync(outDir, { recursive: true });

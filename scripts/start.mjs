@@ -21,6 +21,7 @@ import {
 	OWNER_LOGIN,
 	startLocal,
 } from '../tools/lib/local-editor.mjs';
+import { describeDefaults } from '../tools/lib/n8n-defaults.mjs';
 import { loadExample } from '../tools/lib/repo.mjs';
 
 const say = (msg) => process.stdout.write(`${msg}\n`);
@@ -62,6 +63,7 @@ async function main() {
 			`               click "Execute workflow"; its MP4 goes to ${local.outputDir}`,
 			`  log in       ${OWNER_LOGIN.email} / ${OWNER_LOGIN.password}`,
 			`  emulator     ${local.emu.baseUrl} (the credential "${CREDENTIAL.name}" uses it)`,
+			`  settings     ${describeDefaults('2')}`,
 			`  MCP server   ${local.base}/mcp/${LOCAL_MCP.path} (Authorization: Bearer ${LOCAL_MCP.token})`,
 			`  video links  ${local.base}/webhook/gs-video?job=<job id> (log in ${LOCAL_VIDEO_LINKS.user} / ${LOCAL_VIDEO_LINKS.password})`,
 			`  workflows    ${local.base}/home/workflows`,

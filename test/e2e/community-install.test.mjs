@@ -16,6 +16,11 @@
 // with an Enterprise licence feature; no licence exists here, so n8n is started with a preload that answers
 // that single licence question with yes (registry.n8nEnv(), writeLicensePreload in scripts/local-registry.mjs).
 // Users install from the public registry, where that check does not apply.
+//
+// n8n runs under n8n 3.0's defaults (tools/lib/n8n-defaults.mjs): SSRF protection on with 127.0.0.1 allowed, and
+// N8N_UNVERIFIED_PACKAGES_ENABLED=false, under which n8n refuses the install (the first test, n8n's exact
+// answer). Then n8n is restarted with the fix a 3.0 user applies, N8N_UNVERIFIED_PACKAGES_ENABLED=true, and
+// the rest runs under it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +40,7 @@ import {
 import { outsideAllowList, tarballFiles } from '../../tools/lib/package-contents.mjs';
 import { changelogDate, rehearseRelease } from '../../tools/lib/release.mjs';
 import { startRegistry } from '../../tools/lib/registry.mjs';
+import { LOCAL_SERVICES_ALLOWED } from '../../tools/lib/n8n-defaults.mjs';
 import { startServer } from '../../tools/lib/server.mjs';
 import { dismissPopups, launchBrowser } from './browser.mjs';
 import {
@@ -48,6 +54,18 @@ import {
 } from './harness.mjs';
 
 const log = (msg) => process.stderr.write(`[install] ${msg}\n`);
+
+/** n8n 2.41.1's answer to an install with N8N_UNVERIFIED_PACKAGES_ENABLED=false (README's troubleshooting). */
+const REFUSAL = {
+	status: 500,
+	message:
+		'Error loading package "n8n-nodes-generation-service" :Installation of unverified community packages is forbidden!',
+};
+/** n8n 2.41.1's credential test of a Base URL SSRF protection blocks (README's troubleshooting). */
+const CREDENTIAL_TEST_BLOCKED = {
+	status: 'Error',
+	message: 'The request was blocked because it resolves to a restricted IP address',
+};
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The display names of the package's nodes, read from its built descriptions (not typed twice). */
@@ -95,15 +113,15 @@ describe(
 				await registry.publish(tarball);
 
 				inst = await openInstance({ version: '2' });
-				// n8n installs, updates and checks for updates against the local registry only
+				// n8n installs, updates and checks for updates against the local registry only; 3.0's default
+				// for unverified packages (false) until the first test has seen the refusal
+				assert.equal(inst.env.N8N_UNVERIFIED_PACKAGES_ENABLED, 'false');
 				server = await startServer(inst, { log, env: registry.n8nEnv() });
-				cookie = await server.rest.session();
 				({ page, close: browser } = await launchBrowser());
 				// generous bounds (to fail instead of hanging), not speed expectations: the machine may be busy
 				page.setDefaultTimeout(120_000);
 				page.setDefaultNavigationTimeout(180_000);
-				const [name, value] = cookie.split(';')[0].split('=');
-				await page.context().addCookies([{ name, value, url: server.base }]);
+				await signInBrowser();
 			},
 			{ timeout: INSTALL_TIMEOUT_MS },
 		);
@@ -127,6 +145,39 @@ describe(
 		});
 
 		const rest = (method, p, body) => server.rest.request(method, p, body);
+
+		/** The browser gets the owner's session cookie for the current server. */
+		async function signInBrowser() {
+			cookie = await server.rest.session();
+			const [name, value] = cookie.split(';')[0].split('=');
+			await page.context().addCookies([{ name, value, url: server.base }]);
+		}
+
+		it("N8N_UNVERIFIED_PACKAGES_ENABLED=false (n8n 3.0's default): n8n refuses the install with its own message; set to true, n8n is restarted", async (t) => {
+			try {
+				const t0 = Date.now();
+				const answer = await server.rest.raw('POST', '/community-packages', {
+					name: PACKAGE.name,
+				});
+				t.diagnostic(
+					`n8n answered HTTP ${answer.status} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${JSON.stringify(answer.body)}`,
+				);
+				assert.equal(answer.status, REFUSAL.status);
+				assert.equal(answer.body?.message, REFUSAL.message);
+				assert.deepEqual(await rest('GET', '/community-packages'), []);
+				assert.equal(fs.existsSync(path.join(inst.nodesDir, 'node_modules', PACKAGE.name)), false);
+			} finally {
+				// the fix: the variable set to true on the n8n process, and a restart
+				const t1 = Date.now();
+				await server.stop();
+				server = await startServer(inst, {
+					log,
+					env: { ...registry.n8nEnv(), N8N_UNVERIFIED_PACKAGES_ENABLED: 'true' },
+				});
+				await signInBrowser();
+				t.diagnostic(`restart with the fix: ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+			}
+		});
 
 		const packageCard = () =>
 			page.locator('[data-test-id="community-package-card"]').filter({ hasText: PACKAGE.name });
@@ -260,6 +311,44 @@ describe(
 			await runIdentity();
 		});
 
+		it("SSRF protection on (n8n 3.0's defaults): the credential test of a Base URL on a blocked address gives n8n's own message", async (t) => {
+			assert.ok(installed, 'the install step failed');
+			// an emulator on a loopback address the allowance (127.0.0.1/32) does not cover
+			assert.equal(
+				inst.env.N8N_SSRF_ALLOWED_IP_RANGES,
+				LOCAL_SERVICES_ALLOWED.N8N_SSRF_ALLOWED_IP_RANGES,
+			);
+			const blockedEmu = await startEmulator({ host: '127.0.0.2' });
+			try {
+				const credential = await rest('POST', '/credentials', {
+					name: 'Generation Service (blocked address)',
+					type: 'generationServiceApi',
+					data: { apiKey: blockedEmu.keys.full, baseUrl: blockedEmu.baseUrl },
+				});
+				// as the editor's Test button does: the credential's form data (secrets redacted) sent back
+				const test = async (c) => {
+					const { data } = await rest('GET', `/credentials/${c.id}?includeData=true`);
+					return rest('POST', '/credentials/test', {
+						credentials: { id: c.id, name: c.name, type: c.type, data },
+					});
+				};
+				const blocked = await test(credential);
+				t.diagnostic(`credential test on ${blockedEmu.baseUrl}: ${JSON.stringify(blocked)}`);
+				assert.deepEqual(blocked, CREDENTIAL_TEST_BLOCKED);
+				assert.equal(blockedEmu.control.journal().length, 0, 'nothing reached the service');
+				// the same test on the allowed address passes (the allowance is what differs)
+				const allowed = await rest('POST', '/credentials', {
+					name: 'Generation Service (allowed address)',
+					type: 'generationServiceApi',
+					data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
+				});
+				assert.equal((await test(allowed)).status, 'OK');
+				for (const c of [credential, allowed]) await rest('DELETE', `/credentials/${c.id}`);
+			} finally {
+				await blockedEmu.close();
+			}
+		});
+
 		it("n8n's Migration Report for v3: no finding on any example; the package's instance-level findings", async (t) => {
 			assert.ok(installed, 'the install step failed');
 			const started = Date.now();
@@ -279,9 +368,11 @@ describe(
 			const ours = (report.instanceResults ?? []).filter((r) =>
 				PACKAGE_INSTANCE_RULES.includes(r.ruleId),
 			);
+			// N8N_UNVERIFIED_PACKAGES_ENABLED is set (to true, the fix of the first test): n8n's rule
+			// unverified-packages-v3 only flags an instance where the variable is not set at all
 			assert.deepEqual(
 				ours.map((r) => `${r.ruleId} (${r.ruleSeverity})`),
-				['unverified-packages-v3 (medium)'],
+				[],
 				'the instance-level findings about community packages',
 			);
 			// the guard can fail: a workflow using a node 3.0 removes is found, then removed again

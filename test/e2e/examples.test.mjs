@@ -22,12 +22,15 @@ import {
 	startEmulator,
 } from './harness.mjs';
 import { PUBLISH_EXAMPLE, assertPublished, s3Credential } from './publish.mjs';
+import { LOCAL_SERVICES_ALLOWED } from '../../tools/lib/n8n-defaults.mjs';
 import { startS3 } from '../../tools/lib/s3.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 /** Figures for docs/reliability.md (a no-op unless GS_RELIABILITY_OUT is set). */
 const { record } = createRequire(import.meta.url)('../reliability/metrics.js');
 const CREDENTIAL_ID = 'gsEmulatorCred';
+/** A loopback address outside the allowance of n8n 3.0's defaults (n8n-defaults.mjs allows 127.0.0.1/32 only). */
+const BLOCKED_HOST = '127.0.0.2';
 
 /** Points the example's Paths node at this run's folders. */
 function withPaths(workflow, samplesDir, outputDir) {
@@ -68,6 +71,8 @@ for (const version of e2eHosts()) {
 			let emu;
 			/** The local S3-compatible server the publish example uploads to. */
 			let s3;
+			/** n8n 2.x: a second emulator on an address SSRF protection blocks (the SSRF case). */
+			let blockedEmu;
 			let files;
 			/** The workflows of the tests by name, imported together in before(). */
 			let wfs;
@@ -83,6 +88,7 @@ for (const version of e2eHosts()) {
 					await inst.installPackage(await packOnce());
 					emu = await startEmulator({ jobTiming: { queuedMs: 500, runningMs: 2500 } });
 					s3 = await startS3();
+					if (version === '2') blockedEmu = await startEmulator({ host: BLOCKED_HOST });
 					await inst.importCredentials([
 						s3Credential(s3),
 						{
@@ -91,6 +97,16 @@ for (const version of e2eHosts()) {
 							type: 'generationServiceApi',
 							data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 						},
+						...(blockedEmu
+							? [
+									{
+										id: 'gsBlockedCred',
+										name: `Generation Service (emulator on ${BLOCKED_HOST})`,
+										type: 'generationServiceApi',
+										data: { apiKey: blockedEmu.keys.full, baseUrl: blockedEmu.baseUrl },
+									},
+								]
+							: []),
 					]);
 					// every workflow in one import: each `n8n import:workflow` is a cold start of n8n's CLI
 					// (~5 s on n8n 2.x), which is not what these tests are about
@@ -108,6 +124,21 @@ for (const version of e2eHosts()) {
 						retryOnFail: retryOnFailWorkflow(),
 						publishS3: loadExample(PUBLISH_EXAMPLE),
 					};
+					if (blockedEmu) {
+						// Image to Video against the emulator on the blocked address
+						wfs.ssrfBlocked = withPaths(
+							loadExample('image-to-video.json', 'gsSsrfBlocked'),
+							samples,
+							out,
+						);
+						for (const node of wfs.ssrfBlocked.nodes) {
+							if (node.credentials?.generationServiceApi)
+								node.credentials.generationServiceApi = {
+									id: 'gsBlockedCred',
+									name: `Generation Service (emulator on ${BLOCKED_HOST})`,
+								};
+						}
+					}
 					await inst.importWorkflow(Object.values(wfs));
 				},
 				{ timeout: INSTALL_TIMEOUT_MS },
@@ -115,6 +146,7 @@ for (const version of e2eHosts()) {
 			afterEach(() => emu?.assertNoViolations());
 			after(async () => {
 				await emu?.close();
+				await blockedEmu?.close();
 				await s3?.close();
 				await inst?.close();
 				if (files) fs.rmSync(files, { recursive: true, force: true });
@@ -186,32 +218,41 @@ for (const version of e2eHosts()) {
 				assert.equal(outputOf(res, 'Recent Usage').length, 10);
 			});
 
-			it('SSRF protection on (issue 36): a loopback Base URL is refused naming the settings that allow it; allowed, it runs', async (t) => {
+			it("SSRF protection on (n8n 3.0's defaults): a Base URL on a blocked address is refused naming the settings that allow it; allowed, it runs", async (t) => {
 				// n8n 1.x has no SSRF protection (1.123.81 knows neither the setting nor its errors)
 				if (version === '1') return t.skip('n8n 1.x has no SSRF protection');
-				// the same instance, with n8n's SSRF protection switched on for these runs only
-				const saved = { ...inst.env };
+				// every run of this suite has SSRF protection on, with only 127.0.0.1 allowed (n8n-defaults.mjs)
+				assert.equal(inst.env.N8N_SSRF_PROTECTION_ENABLED, 'true');
+				assert.equal(
+					inst.env.N8N_SSRF_ALLOWED_IP_RANGES,
+					LOCAL_SERVICES_ALLOWED.N8N_SSRF_ALLOWED_IP_RANGES,
+				);
+				const saved = inst.env.N8N_SSRF_ALLOWED_IP_RANGES;
 				try {
-					inst.env.N8N_SSRF_PROTECTION_ENABLED = 'true';
 					emu.control.clearJournal();
-					const blocked = await inst.execute(wfs.imageToVideo.id, { timeoutMs: 120_000 });
+					blockedEmu.control.clearJournal();
+					const blocked = await inst.execute(wfs.ssrfBlocked.id, { timeoutMs: 120_000 });
 					assert.equal(blocked.ok, false, 'the run fails');
 					const message = String(blocked.error?.message);
 					t.diagnostic(`message: ${message}`);
 					assert.match(
 						message,
-						/^n8n's SSRF protection blocked the request to the Generation Service \((GET|POST) \/[a-z]+\): the address 127\.0\.0\.1 is in a range n8n blocks\./,
+						/^n8n's SSRF protection blocked the request to the Generation Service \((GET|POST) \/[a-z]+\): the address 127\.0\.0\.2 is in a range n8n blocks\./,
 					);
 					assert.match(message, /N8N_SSRF_ALLOWED_HOSTNAMES/);
 					assert.match(message, /N8N_SSRF_ALLOWED_IP_RANGES/);
-					assert.equal(emu.control.journal().length, 0, 'nothing reached the service');
-					inst.env.N8N_SSRF_ALLOWED_IP_RANGES = '127.0.0.1/32';
-					const allowed = await inst.execute(wfs.accountHealth.id, { timeoutMs: 120_000 });
+					assert.equal(blockedEmu.control.journal().length, 0, 'nothing reached the service');
+					assert.equal(emu.control.journal().length, 0);
+					// the fix the message names: the address added to the allowed ranges
+					inst.env.N8N_SSRF_ALLOWED_IP_RANGES = `${saved},${BLOCKED_HOST}/32`;
+					const allowed = await inst.execute(wfs.ssrfBlocked.id, { timeoutMs: 180_000 });
 					assertRunOk(t, allowed);
-					assert.equal(outputOf(allowed, 'Capabilities')[0].generation.available, true);
+					const [job] = outputOf(allowed, 'Animate');
+					assert.equal(job.state, 'succeeded');
+					assert.ok(blockedEmu.control.journal().length > 0, 'the allowed run reached it');
+					blockedEmu.assertNoViolations();
 				} finally {
-					for (const k of Object.keys(inst.env)) if (!(k in saved)) delete inst.env[k];
-					Object.assign(inst.env, saved);
+					inst.env.N8N_SSRF_ALLOWED_IP_RANGES = saved;
 				}
 			});
 

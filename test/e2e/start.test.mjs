@@ -16,6 +16,7 @@ import { after, describe, it } from 'node:test';
 
 import { CREDENTIAL, EXAMPLES } from '../../tools/lib/local-editor.mjs';
 import { pidAlive } from '../../tools/lib/locks.mjs';
+import { N8N_3_DEFAULTS, describeDefaults } from '../../tools/lib/n8n-defaults.mjs';
 import { freePort } from '../../tools/lib/net.mjs';
 import { processStats } from '../../tools/lib/process.mjs';
 import { waitUntil, within } from '../../tools/lib/wait.mjs';
@@ -116,10 +117,27 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 		const names = (Array.isArray(workflows) ? workflows : workflows.data).map((w) => w.name);
 		assert.equal(names.length, EXAMPLES.length, names.join(', '));
 		const credentials = await rest('/credentials');
-		assert.ok(
-			credentials.some((c) => c.name === CREDENTIAL.name && c.type === 'generationServiceApi'),
-			JSON.stringify(credentials.map((c) => c.name)),
+		const credential = credentials.find(
+			(c) => c.name === CREDENTIAL.name && c.type === 'generationServiceApi',
 		);
+		assert.ok(credential, JSON.stringify(credentials.map((c) => c.name)));
+		// n8n runs under n8n 3.0's defaults (SSRF protection on), and the emulator's address is allowed:
+		// n8n's credential test of the printed credential reaches it
+		assert.ok(out.includes(`settings     ${describeDefaults('2')}`), out);
+		// as the editor's Test button does: the credential's form data (secrets redacted) sent back
+		const { data } = await rest(`/credentials/${credential.id}?includeData=true`);
+		const tested = await fetch(`${base}/rest/credentials/test`, {
+			method: 'POST',
+			headers: { cookie, 'Content-Type': 'application/json' },
+			body: JSON.stringify({
+				credentials: { id: credential.id, name: credential.name, type: credential.type, data },
+			}),
+		});
+		assert.equal(tested.status, 200);
+		assert.deepEqual((await tested.json()).data, {
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 		const types = await fetch(`${base}/types/nodes.json`, { headers: { cookie } });
 		assert.equal(types.status, 200);
 		const ours = (await types.json()).filter((t) =>
@@ -190,10 +208,14 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 
 		// the finder sees n8n and its task runner while they run (so the check below can fail)
 		const running = processesOf(child.pid, folder);
-		assert.ok(
-			running.some((p) => / start$|n8n start/.test(p)),
-			`n8n not found among: ${running.join('; ')}`,
-		);
+		const n8nProcess = running.find((p) => / start$|n8n start/.test(p));
+		assert.ok(n8nProcess, `n8n not found among: ${running.join('; ')}`);
+		// …and it runs with 3.0's defaults in its environment
+		const environ = fs
+			.readFileSync(`/proc/${n8nProcess.split(' ')[0]}/environ`, 'utf8')
+			.split('\0');
+		for (const [name, value] of Object.entries(N8N_3_DEFAULTS))
+			assert.ok(environ.includes(`${name}=${value}`), `n8n runs without ${name}=${value}`);
 
 		// Ctrl-C
 		const stopAt = Date.now();

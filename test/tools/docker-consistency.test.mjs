@@ -20,8 +20,6 @@ const NOT_N8N = /^POSTGRES_/;
 
 /** Names docker/compose.yml sets that no suite runs with yet, and why they are there (docs/n8n-3.md). */
 const NOT_RUN = {
-	N8N_UNVERIFIED_PACKAGES_ENABLED:
-		'n8n 3.0 defaults it to false; set to true until n8n verifies the package',
 	OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS:
 		"n8n 2.x's switch for what n8n 3.0 always does in queue mode",
 };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { trackDir, untrackDir } from './exit.mjs';
 import { lastLines } from './format.mjs';
 import { ENCRYPTION_KEY, ensureHost } from './hosts.mjs';
+import { n8nDefaultsEnv } from './n8n-defaults.mjs';
 import { freePort, releasePort } from './net.mjs';
 import { cleanEnv, groupRss, mustRun, spawnTracked } from './process.mjs';
 import { extractResult, nodeOutput, runError } from './run-data.mjs';
@@ -36,6 +37,7 @@ export const QUIET_N8N_ENV = {
  * options: fileAccessDir (N8N_RESTRICT_FILE_ACCESS_TO; default <userFolder>/files), env (extra variables),
  * packageTarball (installed right away), log, keep (do not delete the folder on close, for debugging),
  * userFolder (a lasting folder to use instead of a temp one: never deleted on close; `npm start`).
+ * On n8n 2.x the instance runs under n8n 3.0's defaults (n8n-defaults.mjs); `env` overrides them.
  */
 export async function createInstance({
 	version = '2',
@@ -70,6 +72,8 @@ export async function createInstance({
 		GENERIC_TIMEZONE: 'UTC',
 		// n8n's own temporary files (data-table uploads, …) stay in the user folder and go with it
 		TMPDIR: path.join(userFolder, 'tmp'),
+		// SSRF protection on (127.0.0.1 allowed), unverified packages off, filesystem binary data on 2.x
+		...n8nDefaultsEnv(host.version),
 		...env,
 	};
 	const tmpFiles = path.join(userFolder, 'tmp');

@@ -16,7 +16,10 @@ const defaultLog = (msg) => process.stderr.write(`[tools] ${msg}\n`);
 
 /**
  * Environment for child npm / n8n processes: drop what `npm run` exports for the project (for instance
- * npm_config_ignore_scripts=true from the repo's .npmrc would silently skip the sqlite3 build).
+ * npm_config_ignore_scripts=true from the repo's .npmrc would silently skip the sqlite3 build). The shell's
+ * N8N_*, DB_* and EXECUTIONS_* variables are dropped too: n8n runs with what the tooling sets, and on n8n 2.x
+ * that is n8n 3.0's defaults (SSRF protection on with 127.0.0.1 allowed, unverified packages off, filesystem
+ * binary data: n8n-defaults.mjs, applied by createInstance), whatever the shell says.
  */
 export function cleanEnv(extra = {}) {
 	const env = {};
