@@ -41,7 +41,7 @@ export function emitClosing(report, { partNames, machine, setupMs, totalMs }) {
 	emit('npm run bench -- --mem-reps=5 --cpu-reps=5  # more repetitions');
 	emit('npm run bench -- --only=batch --batch-sizes=10 --previous=<commit>');
 	emit(
-		'npm run bench -- --only=queue --doc         # part 6 alone; replaces only its section and goal rows here',
+		'npm run bench -- --only=queue --doc         # one part alone (queue, memory, batch); replaces only its section, goal rows and findings here',
 	);
 	emit('```');
 	emit();

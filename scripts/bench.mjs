@@ -4,7 +4,8 @@
 //
 //   npm run bench                               all parts, writes docs/benchmarks.md
 //   npm run bench -- --only=requests,batch      some parts (requests, memory, batch, creates, cpu, queue); prints only
-//   npm run bench -- --only=queue --doc         part 6 alone; replaces only its section (and goal rows) of docs/benchmarks.md
+//   npm run bench -- --only=queue --doc         part 6 alone (also memory, batch); replaces only its section, goal rows,
+//                                               findings and charts in docs/benchmarks.md
 //   options: --durations=10,30,60  --mem-reps=5  --probe-reps=1  --cpu-reps=3  --batch-sizes=10,50,100
 //            --batch-job-s=30  --batch-sides=ours,prev  --previous=6d65147  --creates=100
 //            --batch-phases=5,30,55 (ours runs each batch size starting about S s into the clock minute, for each S;
@@ -18,7 +19,7 @@
 // Run with `node --import tsx scripts/bench.mjs` (the emulator is TypeScript). One n8n process at a time
 // (part 6: one queue-mode stack). This command only reads its arguments and writes the report: the run is
 // bench/run.mjs, each part a module of bench/parts/ (listed in bench/parts/index.mjs). --help prints the
-// first 16 lines above.
+// first 17 lines above.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -36,7 +37,7 @@ async function main() {
 		const header = fs
 			.readFileSync(new URL(import.meta.url), 'utf8')
 			.split('\n')
-			.slice(0, 16);
+			.slice(0, 17);
 		console.log(header.join('\n'));
 		return;
 	}

@@ -8,8 +8,9 @@
 //   prepare(ctx)         its keys, credentials (ctx.key, ctx.ourCred, ctx.baseCred) and inputs; returns
 //                        { workflows, prevWorkflows } to import, and whatever else its run needs
 //   run(ctx, prepared)   measures, then emits its section and adds its goals and findings (ctx.report)
-//   docSection, goalPrefix  optional: its section is emitted between markers and its goals' rows start with
-//                        goalPrefix, so `--only=<name> --doc` replaces just those in docs/benchmarks.md
+//   docSection, goalPrefix, findingPrefix  optional: its section is emitted between markers, its goals' rows
+//                        start with goalPrefix and its findings with findingPrefix (each a string or a list),
+//                        so `--only=<name> --doc` replaces just those in docs/benchmarks.md
 //                        (bench/doc-section.mjs)
 // ctx is context.mjs's. A part that needs n8n in another shape (a queue-mode stack, a regular stack
 // serving webhooks: tools/lib/queue-stack.mjs, tools/lib/regular-stack.mjs, both of stack-api.mjs's shape)
