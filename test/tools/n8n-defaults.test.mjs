@@ -20,7 +20,8 @@ export function docTable(doc) {
 	const section = doc.split(/^## /m).find((s) => s.startsWith("3.0's defaults in the suites"));
 	assert.ok(section, 'docs/n8n-3.md has no section "3.0\'s defaults in the suites"');
 	const rows = {};
-	for (const m of section.matchAll(/^\| `([A-Z0-9_]+)` \| `([^`]+)` \|/gm)) rows[m[1]] = m[2];
+	for (const m of section.matchAll(/^\|\s*`([A-Z0-9_]+)`\s*\|\s*`([^`]+)`\s*\|/gm))
+		rows[m[1]] = m[2];
 	return rows;
 }
 
@@ -44,10 +45,7 @@ describe("n8n 3.0's defaults on n8n 2.x", () => {
 		const doc = fs.readFileSync(path.join(REPO, 'docs', 'n8n-3.md'), 'utf8');
 		assert.deepEqual(docTable(doc), n8nDefaultsEnv('2'));
 		// the check can fail: a changed value in the doc is found
-		const planted = doc.replace(
-			'| `N8N_SSRF_PROTECTION_ENABLED` | `true` |',
-			'| `N8N_SSRF_PROTECTION_ENABLED` | `false` |',
-		);
+		const planted = doc.replace(/(`N8N_SSRF_PROTECTION_ENABLED`\s*\|\s*)`true`/, '$1`false`');
 		assert.notDeepEqual(docTable(planted), n8nDefaultsEnv('2'));
 	});
 

@@ -53,6 +53,9 @@ function sharedEnv({ pg, redis, base, queueSettings, extraEnv }) {
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
 		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+		// over n8n 3.0's defaults (n8n-defaults.mjs, SSRF protection kept): the fix a 3.0 user sets, as
+		// docker/compose.yml does, so the package installs from Community Nodes on the main (suite f)
+		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
 		N8N_WEBHOOK_URL: `${base}/`,
 		N8N_LOG_LEVEL: 'info',
 		N8N_LOG_OUTPUT: 'console',
