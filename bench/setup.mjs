@@ -3,6 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 
+import { REPO } from '../tools/lib/repo.mjs';
+import { runNote } from './doc-section.mjs';
 import { table } from './report.mjs';
 
 /** The machine as the report names it; `n8nNode` is filled in once the host's Node is known. */
@@ -84,3 +86,18 @@ export const loadAverage = () =>
 		.loadavg()
 		.map((x) => x.toFixed(2))
 		.join(' ');
+
+/**
+ * The first line of a part's own section (doc-section.mjs runNote): when, at which commit, on how many cores,
+ * the load around it, and with which options; `meta` is the part's { specs, loadAtStart, t0 }.
+ */
+export const partRunNote = (meta, opt) =>
+	runNote({
+		specs: meta.specs,
+		opt,
+		commit: commitOf(REPO),
+		cores: os.cpus().length,
+		loadAtStart: meta.loadAtStart,
+		loadAtEnd: loadAverage(),
+		partMs: Date.now() - meta.t0,
+	});

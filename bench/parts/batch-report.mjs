@@ -1,9 +1,7 @@
 // The section, goals and finding of part 3 (batches, batch.mjs) from its measured runs.
-import os from 'node:os';
 
-import { REPO } from '../../tools/lib/repo.mjs';
-import { runNote, sectionEnd, sectionStart } from '../doc-section.mjs';
-import { commitOf, loadAverage } from '../setup.mjs';
+import { sectionEnd, sectionStart } from '../doc-section.mjs';
+import { partRunNote } from '../setup.mjs';
 import { DOWNLOAD_CONCURRENCY } from '../../nodes/shared/jobs/run.ts';
 import { POLL_S } from '../context.mjs';
 import { routeText } from '../journal.mjs';
@@ -33,17 +31,7 @@ function emitSection(ctx, results, meta) {
 		`## 3. Batch: ${opt.batchSizes.join(', ')} jobs created, waited for and downloaded by one node, from seconds ${opt.batchPhases.join(', ')} of the minute`,
 	);
 	emit();
-	emit(
-		runNote({
-			specs: meta.specs,
-			opt,
-			commit: commitOf(REPO),
-			cores: os.cpus().length,
-			loadAtStart: meta.loadAtStart,
-			loadAtEnd: loadAverage(),
-			partMs: Date.now() - meta.t0,
-		}),
-	);
+	emit(partRunNote(meta, opt));
 	emit();
 	emit(
 		`One Job node **Create** (text to video, Wait for Completion with its defaults: ${POLL_S} s poll, download on) fed N prompts, then Read/Write Files writes each MP4 to disk. Jobs last ${opt.batchJobS} s on the emulator (queued 1 s, then running), outputs 4 KiB. Each run uses a fresh key of 60 requests/minute in its own account, and starts near second ${opt.batchPhases.join(', ')} of the minute for ours, near ${opt.batchPhases[Math.floor(opt.batchPhases.length / 2)]} for the previous version: a Wait node after the trigger waits for that second of the clock minute (the emulator's windows are fixed clock minutes, so the phase decides how much of the first window a batch finds). **Wall** = from the run's first request to the answer of its last download (emulator journal). **Floor** = the perfect client under the same fixed one-minute windows, starting at the same second of the minute as the measured run (bench/floor.mjs): 1 capabilities (public, not counted against the key) + N creates as fast as the windows allow, one list poll every ${POLL_S} s while jobs are unfinished, each download as soon as a list poll shows its job done, polls first, then creates, then downloads; requests take no time; floor = its last download. Ours follows a batch with one \`GET /v1/jobs?limit=100\` per poll interval and starts downloads as soon as a job is seen finished (${DOWNLOAD_CONCURRENCY} at a time); the previous version (${prevName}, built and packed by the bench, installed into a separate n8n instance) creates every job, then follows them 5 at a time with one \`GET /v1/jobs/{id}\` per job per interval. Every MP4 on disk is checked against its job's \`output.sha256\` on the emulator. Violations = the emulator referee's records for the run's key.`,

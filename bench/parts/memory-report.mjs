@@ -1,15 +1,13 @@
 // The section of part 2 (memory.mjs): peaks and "added" per transfer and size, the probed runs, the uploads'
 // arrayBuffers and the HTTP client alone; then its findings and goals (memory-goals.mjs).
-import os from 'node:os';
 import path from 'node:path';
 
-import { REPO } from '../../tools/lib/repo.mjs';
 import { memoryChart } from '../charts.mjs';
-import { runNote, sectionEnd, sectionStart } from '../doc-section.mjs';
+import { sectionEnd, sectionStart } from '../doc-section.mjs';
 import { fmtMiB } from '../measure.mjs';
 import { PROBE_FILE } from '../probe.mjs';
 import { mib1, ms1, ratio2, signed, table } from '../report.mjs';
-import { commitOf, loadAverage } from '../setup.mjs';
+import { partRunNote } from '../setup.mjs';
 import { memoryFigures } from './memory-figures.mjs';
 import { memoryFindings, memoryGoals } from './memory-goals.mjs';
 
@@ -37,17 +35,7 @@ function emitPeaks(
 ) {
 	emit('## 2. Memory moving files (downloads and uploads of several sizes)');
 	emit();
-	emit(
-		runNote({
-			specs: meta.specs,
-			opt,
-			commit: commitOf(REPO),
-			cores: os.cpus().length,
-			loadAtStart: meta.loadAtStart,
-			loadAtEnd: loadAverage(),
-			partMs: Date.now() - meta.t0,
-		}),
-	);
+	emit(partRunNote(meta, opt));
 	emit();
 	emit(
 		`Peak RSS of n8n's main process (where the nodes run) and of the whole process tree (main + task runner + helpers, summed from /proc every 20 ms) during one \`n8n execute\`; median of ${opt.memReps} runs, all workflows interleaved in each repetition. Downloads: a finished job's output (\`setOutputBytes\`) through ours (**Wait for Job**, download on; Download Output uses the same download path) and through n8n's **HTTP Request** (GET output, response format File). Uploads: a valid MP4 (the sample padded with an ISO-BMFF \`free\` box) read from disk by Read/Write Files, then ours (**Asset Upload**) or HTTP Request (POST /v1/assets, binary body). **Added** = the median peak minus the median peak of the same workflow with the tiny file (${DL[0].label} output / ${UP[0].label} upload): n8n, the node's code and the HTTP client are loaded in both, so the difference is what the file's size costs.`,
