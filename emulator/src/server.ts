@@ -152,7 +152,12 @@ interface Admission {
  * window it arrived in, even when its answer comes windows later (a `delay` fault). Never throws.
  */
 function admit(deps: ServerDeps, route: Route, request: FastifyRequest): Admission {
-	const admission: Admission = { key: null, rateHeaders: {}, windowExhausted: false, refused: null };
+	const admission: Admission = {
+		key: null,
+		rateHeaders: {},
+		windowExhausted: false,
+		refused: null,
+	};
 	if (route.access === 'public') return admission;
 	try {
 		if (header(request, 'origin') !== undefined) throw new ApiError('origin_forbidden');
@@ -456,10 +461,14 @@ async function dispatch(
 	world.onChange();
 	if (fault?.action === 'delay_response') await world.sleep(fault.delayMs ?? 1000);
 	if (fault?.action === 'delay' || fault?.action === 'delay_response') fault = null;
+	// taken before the answer is handed over: the client may have it from that moment on, whatever this
+	// process does next (on a busy machine it can lose the CPU just after the write, and a time taken then
+	// would make a client that waited 5 s from the answer look early)
+	const answeredAt = world.now();
 	const delivery = send(request, reply, result, fault);
 	if (arrival) {
 		referee.answered(arrival, {
-			at: world.now(),
+			at: answeredAt,
 			status: result.status,
 			errorCode: errorCodeOf(result),
 			retryAfter: retryAfterOf(result),
