@@ -175,6 +175,11 @@ export interface Answer {
 	jobFinished?: boolean;
 	/** A 2xx page of GET /v1/jobs: how many of its jobs were unfinished (queued or running). */
 	unfinishedListed?: number;
+	/**
+	 * A 2xx page of GET /v1/jobs: the jobs it showed in an end state. The client knows they ended:
+	 * reading one of them again is not polling, as after a read that showed it finished.
+	 */
+	finishedListed?: string[];
 }
 
 interface CreationMemory {
@@ -370,6 +375,7 @@ export class Referee {
 			this.clientErrors.set(this.fingerprint(a), r.at);
 		}
 		const ok = r.status >= 200 && r.status < 300 && r.delivery === 'full';
+		if (ok) for (const id of r.finishedListed ?? []) this.reads.delete(id);
 		if (ok && r.jobId && r.jobFinished) this.reads.delete(r.jobId);
 		else if (ok && r.jobId) {
 			const route = `${a.method} ${a.path}`;

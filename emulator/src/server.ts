@@ -364,15 +364,29 @@ function jobFinishedOf(route: Route, result: HandlerResult): boolean {
 	return state === 'succeeded' || state === 'failed';
 }
 
-/** Unfinished jobs (queued or running) on a 2xx page of GET /v1/jobs; undefined for other answers. */
-function unfinishedListed(route: Route, result: HandlerResult): number | undefined {
+/** The jobs of a 2xx page of GET /v1/jobs; undefined for other answers. */
+function listedJobs(
+	route: Route,
+	result: HandlerResult,
+): Array<{ id?: unknown; state?: unknown }> | undefined {
 	if (route.method !== 'GET' || route.url !== '/v1/jobs') return undefined;
 	if (result.status < 200 || result.status >= 300) return undefined;
 	const items = (result.json as { data?: { items?: unknown } } | undefined)?.data?.items;
-	if (!Array.isArray(items)) return undefined;
-	return items.filter(
-		(job: { state?: unknown }) => job?.state === 'queued' || job?.state === 'running',
+	return Array.isArray(items) ? items : undefined;
+}
+
+/** Unfinished jobs (queued or running) on a 2xx page of GET /v1/jobs; undefined for other answers. */
+function unfinishedListed(route: Route, result: HandlerResult): number | undefined {
+	return listedJobs(route, result)?.filter(
+		(job) => job?.state === 'queued' || job?.state === 'running',
 	).length;
+}
+
+/** The ids of the jobs in an end state on a 2xx page of GET /v1/jobs; undefined for other answers. */
+function finishedListed(route: Route, result: HandlerResult): string[] | undefined {
+	return listedJobs(route, result)
+		?.filter((job) => job?.state === 'succeeded' || job?.state === 'failed')
+		.map((job) => String(job.id));
 }
 
 /**
@@ -476,6 +490,7 @@ async function dispatch(
 			jobId: jobIdOf(route, result),
 			jobFinished: jobFinishedOf(route, result),
 			unfinishedListed: unfinishedListed(route, result),
+			finishedListed: finishedListed(route, result),
 		});
 	}
 }

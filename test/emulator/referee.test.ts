@@ -269,6 +269,19 @@ describe('referee: each kind is recorded once', () => {
 		expect(await read()).toBe('succeeded');
 		expect(await read()).toBe('succeeded');
 		expect(kinds(h)).toEqual([]);
+		// a page of the job list that showed it finished counts too: a node of another key (Download
+		// Output after a Create whose watcher saw the end in the list) reads it once, within 5 s of its creation
+		h.emu.control.scriptJobs([{ queuedMs: 0, runningMs: 1000 }]);
+		const listed = responses.job.parse(
+			await (await h.createJob(idem('listed'), { ...TEXT_JOB, prompt: 'listed' })).json(),
+		).data;
+		await h.clock.sleep(2000);
+		const page = await h.json('/jobs?limit=10');
+		const items = (page.body as { data: { items: Array<{ id: string; state: string }> } }).data
+			.items;
+		expect(items.find((j) => j.id === listed.id)?.state).toBe('succeeded');
+		expect((await h.call(`/jobs/${listed.id}`)).status).toBe(200);
+		expect(kinds(h)).toEqual([]);
 		// a job answered unfinished is still judged: the next read within 5 s is a poll too soon
 		h.emu.control.scriptJobs([{ queuedMs: 600_000, runningMs: 600_000 }]);
 		const slow = responses.job.parse(
