@@ -2,6 +2,10 @@
 // (faults.mjs) and the process faults (process-faults.mjs) while the watchers collect facts (watchers.mjs) and
 // the monitor samples (monitor.mjs); then it waits for the stack to drain, checks the outcomes (checks.mjs),
 // judges the referee's violations and the executions (judge.mjs) and reports (report.mjs).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 import { secs } from '../format.mjs';
 import { pause, waitUntil } from '../wait.mjs';
 import { allDelivered, checkOutcomes, jobsFinished, soakJobsOf, soakProblems } from './checks.mjs';
@@ -139,6 +143,19 @@ async function judgeRun({ stack, emu, keys, facts, execsBefore, state }) {
 	return { executions, byWorker, judged };
 }
 
+/**
+ * A run with violations keeps what the emulator saw (its journal: every request with its arrival, status,
+ * fault and client port) and the watchers' facts (the process behind each request judged) in a file outside
+ * the repo, named in the log: the requests around a violation tell which client step made it.
+ */
+function keepJournal(run, emu, facts) {
+	const file = path.join(os.tmpdir(), `gs-soak-journal-${run.seed}-${Date.now()}.json`);
+	const kept = { journal: emu.control.journal(), violations: emu.control.violations(), facts };
+	const plain = (_key, value) => (value instanceof Map ? [...value] : value);
+	fs.writeFileSync(file, JSON.stringify(kept, plain, 1));
+	run.log(`violations: the emulator's journal and the watchers' facts are kept in ${file}`);
+}
+
 /** After the drain: the outcomes checked, the violations and executions judged, the report. */
 async function reportRun(run, { drained, drainMs }) {
 	const { stack, emu, keys, sink, state, watcher, execsBefore, drainMinutes } = run;
@@ -152,6 +169,7 @@ async function reportRun(run, { drained, drainMs }) {
 	const { violations, leftRunning } = judged;
 	const t0 = state.t0;
 	const problems = soakProblems({ drained, drainMinutes, outcomes, violations, leftRunning, t0 });
+	if (violations.length) keepJournal(run, emu, facts);
 	const summary = {
 		seed: run.seed,
 		minutes: run.minutes,
