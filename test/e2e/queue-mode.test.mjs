@@ -62,6 +62,18 @@ const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 const mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
 const log = (msg) => process.stderr.write(`[queue-e2e] ${msg}\n`);
 
+/**
+ * Waits until `worker`'s log names the job as created: the worker has the service's answer and waits on the
+ * job. A kill before that would fall in the moment between the service's commit and the answer reaching the
+ * worker, which is not the case these tests name ("while its execution waits for a job").
+ */
+const loggedCreated = (stack, worker, jobId) =>
+	waitUntil(
+		`${worker}'s log naming job ${jobId}`,
+		() => new RegExp(`Generation Service job ${jobId} created`).test(stack.logOf(worker)),
+		{ timeoutMs: 30_000, everyMs: 200 },
+	);
+
 const CREDENTIAL = { id: 'gsQueueCred', name: 'Generation Service (queue e2e)' };
 const JOB_TIMING = { queuedMs: 500, runningMs: 2500 };
 // The emulator's rate window, shortened from the service's minute: the key's 20 requests per window are
@@ -537,6 +549,7 @@ describe(
 				{ timeoutMs: 30_000, everyMs: 500 },
 			);
 			const worker = stack.workerOfExecution(execution.id);
+			await loggedCreated(stack, worker, job.id);
 			const killed = await stack.killWorker(worker);
 			const stateAtKill = emu.control.jobs().find((j) => j.id === job.id).state;
 			Object.assign(kill, { executionId: execution.id, jobId: job.id, worker });
@@ -879,6 +892,7 @@ describe(
 					timeoutMs: 60_000,
 				});
 				const worker = stack.workerOfExecution(second.id);
+				await loggedCreated(stack, worker, created.id);
 				const killed = await stack.killWorker(worker);
 				const stateAtKill = emu.control.jobs().find((j) => j.id === created.id).state;
 				const restarted = stack.startWorker(worker);
