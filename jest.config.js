@@ -27,7 +27,7 @@ module.exports = {
 	},
 	// The package's clock is swapped for a virtual one (nothing in the shipped code can change it).
 	moduleNameMapper: {
-		'^\\./serviceClock$': '<rootDir>/test/helpers/serviceClock.ts',
+		'^\\./clock$': '<rootDir>/test/helpers/serviceClock.ts',
 	},
 	setupFiles: ['<rootDir>/test/helpers/worker-folder.js'],
 	testTimeout: 60000,

@@ -8,9 +8,9 @@ import { table, yes } from './report.mjs';
 
 /** Observations about our nodes that the code shows (no figures: those are in the findings above). */
 const FINDINGS = [
-	"**Batches are followed through the job list.** Create with Wait for Completion (and Wait for Job) create or read every item, and one watcher per node run follows the unfinished jobs with one `GET /v1/jobs?limit=100` per poll interval (a lone job: `GET /v1/jobs/{id}`); each job's download starts as soon as a page shows it finished (nodes/shared/jobs/follow/watcher.ts, nodes/shared/router.ts).",
-	'**One pacer per API key per n8n process** (nodes/shared/transport/pacer.ts) decides when each request may leave: it learns the window from `X-RateLimit-*`, counts its own requests in flight, honours every Retry-After for the whole key, gives job reads priority over other requests and transfers the lowest.',
-	"**Downloads are one pass**: the response is hashed while n8n's `prepareBinaryData` streams it into the binary store (nodes/shared/transport/download.ts); **uploads are two**: a hashing pass for the sha256-derived Idempotency-Key, then the stream as the body (nodes/shared/transport/upload.ts).",
+	"**Batches are followed through the job list.** Create with Wait for Completion (and Wait for Job) create or read every item, and one watcher per node run follows the unfinished jobs with one `GET /v1/jobs?limit=100` per poll interval (a lone job: `GET /v1/jobs/{id}`); each job's download starts as soon as a page shows it finished (nodes/shared/jobs/watch.ts, nodes/shared/router.ts).",
+	'**One pacer per API key per n8n process** (nodes/shared/service/pacing.ts) decides when each request may leave: it learns the window from `X-RateLimit-*`, counts its own requests in flight, honours every Retry-After for the whole key, gives job reads priority over other requests and transfers the lowest.',
+	"**Downloads are one pass**: the response is hashed while n8n's `prepareBinaryData` streams it into the binary store (nodes/shared/service/files.ts); **uploads are two**: a hashing pass for the sha256-derived Idempotency-Key, then the stream as the body (nodes/shared/service/files.ts).",
 	'**Wait after Create starts with a full interval**: the first look at a new job comes one poll interval after its create answer (always `queued`), which is right for jobs of ≥ 5 s; for very short jobs it adds up to one interval of latency (never an extra request).',
 ];
 

@@ -7,6 +7,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { checkAtSend } from '../nodes/shared/service/client';
+
 export class GenerationServiceApi implements ICredentialType {
 	name = 'generationServiceApi';
 
@@ -47,10 +49,13 @@ export class GenerationServiceApi implements ICredentialType {
 	// A function, not a generic `{ headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } }`: n8n
 	// evaluates a generic one's expression on every request (in 2.x through its expression sandbox), which was
 	// the largest single cost per item in the CPU profile (docs/benchmarks.md); a function only sets a header.
+	// It is also the last step of n8n's helper before a request goes out: a request of the nodes that a 429's
+	// hold (or the key's refusal) overtook since its pacer let it go is held back here (checkAtSend).
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
+		checkAtSend(requestOptions);
 		return {
 			...requestOptions,
 			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },

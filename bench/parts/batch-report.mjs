@@ -133,7 +133,7 @@ function detectionMiss(x, limitMs) {
 	const full = x.windows.filter((w) => w >= 60).length;
 	const budget = `${full} of its ${x.windows.length} windows were used up (requests per window ${x.windows.join('/')}, the public capabilities request included)`;
 	const cause =
-		'between looks, creates and the downloads of jobs already seen spend the budget; the pacer keeps the last request of a window for a look that is due (nodes/shared/jobs/follow/watcher.ts), but a window already spent on creates has none left, and the look waits for the next window';
+		'between looks, creates and the downloads of jobs already seen spend the budget; the pacer keeps the last request of a window for a look that is due (nodes/shared/jobs/watch.ts), but a window already spent on creates has none left, and the look waits for the next window';
 	if (floorMax > limitMs) {
 		const later = x.maxDetectionMs - floorMax;
 		const than =

@@ -178,7 +178,7 @@ function emitCpu({ opt, emit, report }, reps, profDir, profileText) {
 	emit(profileText);
 	emit();
 	report.findings.push(
-		`**A lone caller on a key goes at the window's pace.** Part 5's runs send ${CPU_PER_NODE} requests per key of ${CPU_RPM}/min without waiting: alone on a key the pacer sends as fast as the window allows and then waits for the reset; it spreads the budget (and keeps one request in reserve) only while the service counts requests of other processes (nodes/shared/transport/pacer.ts, pinned by the unit tests "alone on a key: …" and "a shared key is spread …").`,
+		`**A lone caller on a key goes at the window's pace.** Part 5's runs send ${CPU_PER_NODE} requests per key of ${CPU_RPM}/min without waiting: alone on a key the pacer sends as fast as the window allows and then waits for the reset; it spreads the budget (and keeps one request in reserve) only while the service counts requests of other processes (nodes/shared/service/pacing.ts, pinned by the unit tests "alone on a key: …" and "a shared key is spread …").`,
 	);
 	const ratio = netOurs / netHttp;
 	const cpuMet = ratio <= 0.5 && reps.every((x) => x.ours.ok);

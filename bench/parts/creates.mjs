@@ -2,7 +2,7 @@
 // key per side, ours (Create, paced per key) against n8n's HTTP Request node with its defaults: requests,
 // 429s, the referee's violations, items that came out of the node, and the span against the fixed-window
 // floor.
-import { PACING } from '../../nodes/shared/transport/pacer.ts';
+import { PACING } from '../../nodes/shared/service/pacing.ts';
 import { byRoute, kindCounts, perWindow } from '../journal.mjs';
 import { fmtS } from '../measure.mjs';
 import { table } from '../report.mjs';
@@ -95,7 +95,7 @@ function emitCreates({ opt, emit }, o, b) {
 	emit(`## 4. Creates only: ${opt.creates} text-to-video creates on a 60 requests/minute key`);
 	emit();
 	emit(
-		`Create only (no wait), ${opt.creates} items, a fresh key (and account) per side created with \`requestsPerMinute: 60\`. Rate-limit minimum = creates needed ÷ rate = ${opt.creates} ÷ 60/min = ${fmtS(minMs)}. The emulator counts fixed one-minute windows aligned to the clock minute, so a client that starts late in a minute can finish sooner than that; the "fixed-window floor" column is the earliest possible last request for the phase the run actually started at, counting the requests each side made against the key (the public \`GET /v1/capabilities\` does not count). Ours sends through the key's pacer (nodes/shared/transport/pacer.ts: one pacer per API key per n8n process; alone on a key it sends as fast as the window allows, then waits for the window's reset + ${PACING.resetMarginMs} ms; it spreads the budget only while the service counts requests of other processes). "Failed items" = input items that did not come out of the node as a created job.`,
+		`Create only (no wait), ${opt.creates} items, a fresh key (and account) per side created with \`requestsPerMinute: 60\`. Rate-limit minimum = creates needed ÷ rate = ${opt.creates} ÷ 60/min = ${fmtS(minMs)}. The emulator counts fixed one-minute windows aligned to the clock minute, so a client that starts late in a minute can finish sooner than that; the "fixed-window floor" column is the earliest possible last request for the phase the run actually started at, counting the requests each side made against the key (the public \`GET /v1/capabilities\` does not count). Ours sends through the key's pacer (nodes/shared/service/pacing.ts: one pacer per API key per n8n process; alone on a key it sends as fast as the window allows, then waits for the window's reset + ${PACING.resetMarginMs} ms; it spreads the budget only while the service counts requests of other processes). "Failed items" = input items that did not come out of the node as a created job.`,
 	);
 	emit();
 	emit(

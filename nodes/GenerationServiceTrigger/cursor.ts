@@ -36,7 +36,6 @@
  */
 
 export const CURSOR_VERSION = 1;
-export const PAGE_SIZE = 100;
 export const OVERLAP_MS = 5 * 60_000;
 export const STALE_MS = 24 * 60 * 60_000;
 

@@ -1,23 +1,22 @@
 // The Job Finished trigger's poll: the first activation, a manual test run's sample, and each poll after
-// that — which finished jobs to emit, within n8n's poll budget. The list is read in jobList.ts; what is
-// remembered between polls is cursor.ts's.
+// that — the job list walked newest first down to the cursor's floor, the open jobs the walk did not reach
+// read by id, which finished jobs to emit, within n8n's poll budget. What is remembered between polls is
+// cursor.ts's. Jobs are read through the package's jobs/ and service/, like any operation's.
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
-import { downloadJobOutput } from '../shared/jobs';
+import type { Job } from '../shared/jobs/job';
+import { isFinished } from '../shared/jobs/job';
+import { rememberJobs } from '../shared/jobs/known';
+import { downloadJobOutput } from '../shared/jobs/wait';
+import { readJob } from '../shared/jobs/watch';
 import { processStore } from '../shared/processState';
-import { now, type Page } from '../shared/transport';
-import type { TriggerCursor } from './cursor';
+import type { Page } from '../shared/service/client';
+import { listPages } from '../shared/service/client';
+import { asNodeError } from '../shared/service/errors';
+import { now } from '../shared/service/service';
+import type { TriggerCursor, WalkSummary } from './cursor';
 import { STALE_MS, advanceCursor, readCursor } from './cursor';
-import type { ListedJob, TriggerSettings } from './jobList';
-import {
-	createdAtOf,
-	finishOrder,
-	isFinished,
-	listPage,
-	matches,
-	readOpenJob,
-	walkJobs,
-} from './jobList';
 
 /** Pages a manual test run reads at most to find a sample. */
 export const SAMPLE_PAGES = 3;
@@ -32,6 +31,107 @@ const DEFAULT_BUDGET_MS = 5 * 60_000;
  * its poll starts and removed when it ends (finally), whatever the outcome.
  */
 const inFlight = processStore('triggerPolls', new Set<string>(), (set) => set.clear());
+
+// ---- The job list ----
+
+export type ListedJob = Job & { createdAt: number; updatedAt: number; input?: IDataObject };
+
+export interface TriggerSettings {
+	states: string[];
+	modes: string[];
+	download: boolean;
+	binaryPropertyName: string;
+	maxWaitSeconds?: number;
+}
+
+export function matches(job: ListedJob, settings: TriggerSettings): boolean {
+	if (!settings.states.includes(job.state)) return false;
+	return settings.modes.length === 0 || settings.modes.includes(String(job.input?.mode ?? ''));
+}
+
+export function createdAtOf(job: ListedJob): number {
+	const value = Number(job.createdAt);
+	return Number.isFinite(value) ? value : 0;
+}
+
+export function finishOrder(a: ListedJob, b: ListedJob): number {
+	return (
+		Number(a.updatedAt) - Number(b.updatedAt) ||
+		createdAtOf(a) - createdAtOf(b) ||
+		a.id.localeCompare(b.id)
+	);
+}
+
+/** GET /jobs of the trigger: newest first, each page's jobs remembered by the process (known.ts). */
+function jobPages(ctx: IPollFunctions, settings: TriggerSettings): AsyncGenerator<Page<ListedJob>> {
+	return listPages<ListedJob>(ctx, {
+		method: 'GET',
+		path: '/jobs',
+		maxWaitSeconds: settings.maxWaitSeconds,
+		priority: 'poll',
+	});
+}
+
+/**
+ * Reads GET /jobs newest first until a page ends below the floor (`floorFor` gets the newest
+ * createdAt listed), the list ends, or the time for listing is used up.
+ */
+export async function walkJobs(
+	ctx: IPollFunctions,
+	settings: TriggerSettings,
+	floorFor: (newestListed: number) => number,
+	deadline: number,
+): Promise<{ listed: Map<string, ListedJob>; summary: WalkSummary }> {
+	const listed = new Map<string, ListedJob>();
+	const summary: WalkSummary = {
+		newestListed: -Infinity,
+		lowestListed: Infinity,
+		complete: false,
+	};
+	for await (const page of jobPages(ctx, settings)) {
+		await rememberJobs(ctx, page.items);
+		for (const job of page.items) {
+			// A job created while we walk can shift an offset-based page: keep the first copy.
+			if (!listed.has(job.id)) listed.set(job.id, job);
+			summary.newestListed = Math.max(summary.newestListed, createdAtOf(job));
+			summary.lowestListed = Math.min(summary.lowestListed, createdAtOf(job));
+		}
+		const last = page.items[page.items.length - 1];
+		if (!page.nextCursor || (last && createdAtOf(last) < floorFor(summary.newestListed))) {
+			summary.complete = true;
+			break;
+		}
+		if (now() >= deadline) {
+			ctx.logger.debug(
+				'Generation Service Trigger: poll time budget reached while listing jobs; the next poll continues',
+			);
+			break;
+		}
+	}
+	return { listed, summary };
+}
+
+/**
+ * An open job the walk did not reach, read by id (or from a read of it in this process less than 5 s
+ * ago); undefined when it no longer exists.
+ */
+export async function readOpenJob(
+	ctx: IPollFunctions,
+	id: string,
+	settings: TriggerSettings,
+): Promise<ListedJob | undefined> {
+	try {
+		return (await readJob(ctx, id, { maxWaitSeconds: settings.maxWaitSeconds })) as ListedJob;
+	} catch (error) {
+		if (error instanceof NodeApiError && error.httpCode === '404') {
+			ctx.logger.info(`Generation Service Trigger: job ${id} no longer exists; no longer followed`);
+			return undefined;
+		}
+		throw asNodeError(ctx.getNode(), error);
+	}
+}
+
+// ---- The poll ----
 
 export function readSettings(ctx: IPollFunctions): TriggerSettings {
 	const jobState = ctx.getNodeParameter('jobState', 'both') as string;
@@ -91,15 +191,14 @@ async function sample(
 	settings: TriggerSettings,
 ): Promise<INodeExecutionData[][] | null> {
 	let best: ListedJob | undefined;
-	let cursor: string | null = null;
-	for (let page = 0; page < SAMPLE_PAGES; page++) {
-		const listed: Page<ListedJob> = await listPage(ctx, cursor, settings);
+	let pages = 0;
+	for await (const listed of jobPages(ctx, settings)) {
+		await rememberJobs(ctx, listed.items);
 		for (const job of listed.items) {
 			if (!isFinished(job) || !matches(job, settings)) continue;
 			if (!best || finishOrder(job, best) > 0) best = job;
 		}
-		if (best || !listed.nextCursor) break;
-		cursor = listed.nextCursor;
+		if (best || ++pages >= SAMPLE_PAGES) break;
 	}
 	return best ? [[await toItem(ctx, best, settings)]] : null;
 }

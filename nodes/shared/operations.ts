@@ -6,7 +6,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	maxRateLimitWaitOption,
@@ -14,10 +14,11 @@ import {
 	optionsCollection,
 	paginationFields,
 } from './descriptions/common';
-import { readId } from './ids';
+import { readId } from './inputs';
 import { toItems } from './router';
-import type { Page } from './transport';
-import { apiRequest, apiRequestAllItems } from './transport';
+import type { Page, ServiceRequest } from './service/client';
+import { PAGE_SIZE, apiRequest, listPages } from './service/client';
+import type { ServiceContext } from './service/service';
 
 export interface Operation {
 	description: INodeProperties[];
@@ -118,4 +119,34 @@ export function listOperation(spec: ListSpec): Operation {
 			return toItems(entries, i);
 		},
 	};
+}
+
+/**
+ * n8n's Return All / Limit over a list endpoint: its pages (client.ts listPages) until `limit` items are in
+ * hand, or all of them. `onPage` sees every page (e.g. the assets' quota).
+ */
+export async function apiRequestAllItems<T = IDataObject>(
+	ctx: ServiceContext,
+	request: ServiceRequest,
+	paging: { returnAll: boolean; limit?: number },
+	onPage?: (page: Page<T>) => void,
+): Promise<T[]> {
+	const limit = paging.limit ?? 50;
+	if (!paging.returnAll && (!Number.isInteger(limit) || limit < 1)) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Limit must be a whole number of at least 1 (got ${limit}), or turn on Return All.`,
+			{ itemIndex: request.itemIndex },
+		);
+	}
+	const wanted = paging.returnAll ? Infinity : limit;
+	const items: T[] = [];
+	for await (const page of listPages<T>(ctx, request, () =>
+		Math.min(PAGE_SIZE, wanted - items.length),
+	)) {
+		onPage?.(page);
+		items.push(...page.items);
+		if (items.length >= wanted) break;
+	}
+	return items.slice(0, wanted === Infinity ? undefined : wanted);
 }

@@ -6,7 +6,7 @@
 /** The process-wide stores, by name. `weak`: keyed by a node run's object, gone with the run. */
 export const PROCESS_STORES = {
 	pacing: {
-		declaredIn: 'nodes/shared/transport/pacers.ts',
+		declaredIn: 'nodes/shared/service/pacing.ts',
 		variable: 'processPacing',
 		holds:
 			'one pacer per service key (API key hash + base URL: rate window, Retry-After holds), the IP holds per base URL, the refused keys',
@@ -16,7 +16,7 @@ export const PROCESS_STORES = {
 			'idle pacers and ended holds by a sweep when a pacer is looked up; refusals never for their age',
 	},
 	jobReads: {
-		declaredIn: 'nodes/shared/jobs/follow/reads.ts',
+		declaredIn: 'nodes/shared/jobs/known.ts',
 		variable: 'processJobReads',
 		holds:
 			'the last answer about each job per key, the reads on their way, reads cut off by a cancellation',
@@ -25,28 +25,28 @@ export const PROCESS_STORES = {
 		cleared: 'unfinished answers after 5 s by a sweep when answers arrive; pending when answered',
 	},
 	watchers: {
-		declaredIn: 'nodes/shared/jobs/follow/watcher.ts',
+		declaredIn: 'nodes/shared/jobs/watch.ts',
 		variable: 'processWatchers',
 		holds: 'one watcher per service key that someone in the process follows a job of',
 		bound: 'the keys in use at once; each watcher holds only its current followers and wishes',
 		cleared: 'a watcher as soon as nobody follows or waits (KeyWatcher onStop)',
 	},
 	recentJobs: {
-		declaredIn: 'nodes/shared/jobs/follow/recent.ts',
+		declaredIn: 'nodes/shared/jobs/known.ts',
 		variable: 'processRecentJobs',
 		holds: "one view of the key's recent jobs per service key (fed by list looks and reads)",
 		bound: 'RECENT_JOBS_MEMORY: ≤ 100 views (least recently used first), ≤ 1,000 jobs each',
 		cleared: 'only by those bounds',
 	},
 	durations: {
-		declaredIn: 'nodes/shared/jobs/follow/estimate.ts',
+		declaredIn: 'nodes/shared/jobs/known.ts',
 		variable: 'processDurations',
 		holds: 'per key and kind (mode, duration), how long its last succeeded jobs took',
 		bound: 'ESTIMATE_MEMORY: ≤ 100 keys × 100 kinds × 20 samples (least recently used first)',
 		cleared: 'only by those bounds',
 	},
 	capabilities: {
-		declaredIn: 'nodes/shared/jobs/create/generation.ts',
+		declaredIn: 'nodes/shared/jobs/create.ts',
 		variable: 'processCapabilities',
 		holds: 'the last GET /capabilities answer per key, and the reads on their way',
 		bound: 'CAPABILITIES_MEMORY: ≤ 1,000 keys (least recently used first); pending one per key',
@@ -54,7 +54,7 @@ export const PROCESS_STORES = {
 			'an answer after a minute (available) or 5 s (unavailable), or at once on engine_unavailable / mode_unavailable',
 	},
 	usedJobs: {
-		declaredIn: 'nodes/shared/jobs/create/usedJobs.ts',
+		declaredIn: 'nodes/shared/jobs/reuse.ts',
 		variable: 'fallbackRecords',
 		holds:
 			"the jobs each execution used, where n8n offers no flow context (stands in for the execution's record)",
@@ -69,7 +69,7 @@ export const PROCESS_STORES = {
 		cleared: 'when its poll ends, whatever the outcome',
 	},
 	serviceOfRun: {
-		declaredIn: 'nodes/shared/transport/service.ts',
+		declaredIn: 'nodes/shared/service/service.ts',
 		variable: 'targets',
 		weak: true,
 		holds: 'the service (base URL, key hash) of a node run whose credential was read',
@@ -77,15 +77,24 @@ export const PROCESS_STORES = {
 		cleared: 'with its run',
 	},
 	refusedInRun: {
-		declaredIn: 'nodes/shared/transport/answer.ts',
+		declaredIn: 'nodes/shared/service/client.ts',
 		variable: 'refusedInRun',
 		weak: true,
 		holds: 'requests of a node run already refused with a definitive 4xx (not sent twice)',
 		bound: "the node runs alive, each ≤ its run's requests",
 		cleared: 'with its run',
 	},
+	requestsAtSend: {
+		declaredIn: 'nodes/shared/service/client.ts',
+		variable: 'atSend',
+		weak: true,
+		holds:
+			"requests on their way through n8n's helper: the check the credential makes just before sending",
+		bound: 'the requests in flight (WeakMap keyed by their options object)',
+		cleared: 'with the request',
+	},
 	toolCallIds: {
-		declaredIn: 'nodes/shared/idempotency.ts',
+		declaredIn: 'nodes/shared/jobs/reuse.ts',
 		variable: 'callIds',
 		weak: true,
 		holds:
@@ -118,6 +127,44 @@ export function runStore<K extends object, V>(
 ): WeakMap<K, V> {
 	void PROCESS_STORES[name];
 	return new WeakMap<K, V>();
+}
+
+/**
+ * Puts `key` → `value` in `map` as its most recent entry (a Map keeps insertion order: re-inserting moves a
+ * key to the end) and drops the least recent entries beyond `max`: the one bound of every store kept in order
+ * of last use.
+ */
+export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+	map.delete(key);
+	map.set(key, value);
+	while (map.size > max) map.delete(map.keys().next().value as K);
+}
+
+/**
+ * The answer `read` gives for `key`, shared by the process: while a read of `key` is on its way (in
+ * `pending`), a caller joins it instead of sending its own, and reads on its own only if that read fails
+ * (e.g. its execution was cancelled). `pending` holds only reads on their way.
+ */
+export async function sharedRead<V>(
+	pending: Map<string, Promise<V>>,
+	key: string,
+	read: () => Promise<V>,
+): Promise<V> {
+	const joined = pending.get(key);
+	if (joined) {
+		try {
+			return await joined;
+		} catch {
+			// the read it joined failed: read on its own
+		}
+	}
+	const own = read();
+	pending.set(key, own);
+	try {
+		return await own;
+	} finally {
+		if (pending.get(key) === own) pending.delete(key);
+	}
 }
 
 /** The names of the stores loaded in this process so far (their modules were imported). */

@@ -1,16 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+// A node run: one operation per item, paired outputs, Continue On Fail, the items an operation lets go on in
+// the background, and how the nodes behave as tools of an AI agent or MCP client.
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { runsAsTool, withoutBinary } from './agent';
-
-function asNodeError(ctx: IExecuteFunctions, error: unknown, i: number): Error {
-	if (error instanceof NodeApiError) {
-		// Already the clear error built by the transport: n8n's constructor hands it back as is.
-		if (error.context.itemIndex === undefined) error.context.itemIndex = i;
-		return new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex: i });
-	}
-	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
-}
+import { asNodeError } from './service/errors';
 
 /** What an operation may ask of the node run it is part of, whatever the node. */
 export interface RunScope {
@@ -126,7 +119,7 @@ export async function routeItems<R extends RunHooks>(
 			try {
 				perItem[i] = await module.execute.call(ctx, i, run);
 			} catch (error) {
-				if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
+				if (!ctx.continueOnFail()) throw asNodeError(ctx.getNode(), error, i);
 				perItem[i] = [errorItem(error, i)];
 			}
 		}
@@ -134,7 +127,7 @@ export async function routeItems<R extends RunHooks>(
 			try {
 				perItem[i] = await running;
 			} catch (error) {
-				if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
+				if (!ctx.continueOnFail()) throw asNodeError(ctx.getNode(), error, i);
 				perItem[i] = [errorItem(error, i)];
 			}
 		}
@@ -155,4 +148,35 @@ export function toItems(
 ): INodeExecutionData[] {
 	const list = Array.isArray(data) ? data : [data];
 	return list.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+}
+
+// ---- As a tool ----
+
+/**
+ * Whether the node runs as a tool of an AI agent or of an MCP client. n8n wraps a node declared
+ * `usableAsTool` in a node type named `<package>.<name>Tool` and runs that type when an agent calls it
+ * (n8n 2.x runs it as a node of the workflow on the agent's request, 1.x inside the agent) and when n8n's
+ * MCP Server Trigger serves it (inside the trigger's webhook handler): `getNode().type` is the one sign
+ * they all give.
+ */
+export function runsAsTool(ctx: { getNode(): INode }): boolean {
+	return ctx.getNode().type.endsWith('Tool');
+}
+
+/**
+ * A tool answer carries no binary data: n8n hands a model only the items' JSON, so a file would be read,
+ * stored and thrown away. Each item that had one says which fields were left out and how to get them.
+ */
+export function withoutBinary(items: INodeExecutionData[]): INodeExecutionData[] {
+	return items.map((item) => {
+		if (!item.binary || Object.keys(item.binary).length === 0) return item;
+		const { binary, ...rest } = item;
+		return {
+			...rest,
+			json: {
+				...item.json,
+				binaryOmitted: `${Object.keys(binary).join(', ')}: files are not sent to an AI agent; use the node in a workflow to get them`,
+			},
+		};
+	});
 }

@@ -430,7 +430,7 @@ if (e2eHosts().includes('2')) {
 					const message = page.locator('[data-test-id="node-error-message"]').first();
 					await message.waitFor({ timeout: 120_000 });
 					// the package's own English message for this answer (cause and what to do), not typed twice
-					const { englishMessage } = await import('../../nodes/shared/transport/errors.ts');
+					const { englishMessage } = await import('../../nodes/shared/service/errors.ts');
 					const expected = englishMessage(
 						{ httpCode: 404, code: 'not_found', serviceMessage: '', requestId: null },
 						{ method: 'GET', path: `/jobs/${MISSING_JOB}` },

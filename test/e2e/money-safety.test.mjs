@@ -30,7 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
-import { RETRY_POLICY } from '../../nodes/shared/transport/retry.ts';
+import { RETRY_POLICY } from '../../nodes/shared/service/client.ts';
 import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
 import { startServer } from '../../tools/lib/server.mjs';
 import { pause, waitUntil } from '../../tools/lib/wait.mjs';
@@ -400,7 +400,7 @@ for (const version of e2eHosts()) {
 					`PACKAGE: on ${label}, "Wait for Job" never returns: job ${job.id} succeeded and the service ` +
 					`delivered its MP4 (GET /v1/jobs/${job.id}/output → 200) ${Math.round((Date.now() - output.at) / 1000)} s ago, ` +
 					"but the execution is still running: the download's hand-off to n8n's binary store " +
-					'(nodes/shared/transport/download.ts) never ended. (From 4f88ba7 until 43eaeda fixed it, the response ' +
+					'(nodes/shared/service/files.ts) never ended. (From 4f88ba7 until 43eaeda fixed it, the response ' +
 					"stream was paused explicitly, and n8n 1.x's default binary data mode reads it with " +
 					"stream.on('data') (n8n-core dist/binary-data/utils.js streamToBuffer), which never resumes a " +
 					'paused stream.)'

@@ -1,5 +1,5 @@
 /**
- * The package's clock during jest runs: jest.config.js maps nodes/shared/transport/serviceClock to
+ * The package's clock during jest runs: jest.config.js maps nodes/shared/service/clock.ts to
  * this file, so the shipped code has no way to change its clock. The emulator shares the same clock (its
  * rate windows, job progress and referee). Three ways for time to move:
  *

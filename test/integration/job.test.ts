@@ -6,7 +6,7 @@ import type { Emulated } from '../helpers/emulated';
 import { fails, journalCount, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, newExecutionData, runListSearch, runNode } from '../helpers/n8n';
 import { testClock } from '../helpers/serviceClock';
-import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
+import { RETRY_POLICY } from '../../nodes/shared/service/client';
 
 const node = new GenerationServiceJob();
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });

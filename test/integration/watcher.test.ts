@@ -1,5 +1,5 @@
 /**
- * One watcher per key per n8n process (nodes/shared/jobs/follow/keyWatcher.ts): many executions waiting on jobs
+ * One watcher per key per n8n process (nodes/shared/jobs/watch.ts): many executions waiting on jobs
  * of one key at once are served by one list look per poll interval, each learns of its job's end within
  * one interval, and one that is cancelled or times out leaves without disturbing the others. Through
  * n8n-core's real contexts against the emulator over real HTTP, on the shared virtual clock; the referee
@@ -8,7 +8,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
-import { processWatchers } from '../../nodes/shared/jobs';
+import { processWatchers } from '../../nodes/shared/jobs/watch';
 import type { Emulated } from '../helpers/emulated';
 import { fails, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runNode } from '../helpers/n8n';

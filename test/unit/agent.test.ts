@@ -8,7 +8,7 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { GenerationServiceAsset } from '../../nodes/GenerationServiceAsset/GenerationServiceAsset.node';
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
-import { runsAsTool, withoutBinary } from '../../nodes/shared/agent';
+import { runsAsTool, withoutBinary } from '../../nodes/shared/router';
 import { SAMPLE_VIDEO_MP4 } from '../../emulator/src/samples';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';

@@ -5,8 +5,8 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Job } from '../../nodes/shared/jobs';
-import { RunBudget } from '../../nodes/shared/jobs';
+import type { Job } from '../../nodes/shared/jobs/job';
+import { RunBudget } from '../../nodes/shared/jobs/run';
 
 const node: INode = {
 	id: 'n1',

@@ -9,8 +9,8 @@ import axios from 'axios';
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { downloadBinary, tapStream } from '../../nodes/shared/transport/download';
-import type { BinaryStream } from '../../nodes/shared/transport/types';
+import { downloadBinary, tapStream } from '../../nodes/shared/service/files';
+import type { BinaryStream } from '../../nodes/shared/service/service';
 import type { Emulated } from '../helpers/emulated';
 import { sha256, startEmulated } from '../helpers/emulated';
 import { runNode } from '../helpers/n8n';

@@ -5,8 +5,8 @@
  */
 import nock from 'nock';
 
-import { apiRequest } from '../../nodes/shared/transport';
-import { ERROR_MESSAGES } from '../../nodes/shared/transport/errors';
+import { apiRequest } from '../../nodes/shared/service/client';
+import { ERROR_MESSAGES } from '../../nodes/shared/service/errors';
 import { useNock } from '../helpers/nock';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { probeNode } from '../helpers/probe-node';

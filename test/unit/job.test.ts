@@ -3,7 +3,7 @@ import nock from 'nock';
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
-import { DEFAULT_REUSE } from '../../nodes/shared/jobs';
+import { DEFAULT_REUSE } from '../../nodes/shared/jobs/reuse';
 import { SAMPLE_VIDEO_MP4 } from '../../emulator/src/samples';
 import { TEST_KEY, binaryBytes, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';

@@ -6,10 +6,11 @@
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
-import { KeyWatcher } from '../../nodes/shared/jobs/follow/keyWatcher';
+import { KeyWatcher } from '../../nodes/shared/jobs/watch';
 import { MIN_POLL_MS } from '../../nodes/shared/jobs/job';
-import { noteListLook } from '../../nodes/shared/jobs/follow/recent';
-import { now, pacerFor } from '../../nodes/shared/transport';
+import { noteListLook } from '../../nodes/shared/jobs/known';
+import { pacerFor } from '../../nodes/shared/service/pacing';
+import { now } from '../../nodes/shared/service/service';
 import { installFakeClock } from '../helpers/fake-clock';
 import { forgetProcessState } from '../helpers/processState';
 

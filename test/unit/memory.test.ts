@@ -10,30 +10,29 @@ import { createHash } from 'crypto';
 import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { Job, JobRun } from '../../nodes/shared/jobs';
+import type { Job } from '../../nodes/shared/jobs/job';
+import type { JobRun } from '../../nodes/shared/jobs/run';
 import {
 	CAPABILITIES_MEMORY,
+	ensureGenerationAvailable,
+	processCapabilities,
+} from '../../nodes/shared/jobs/create';
+import {
 	ESTIMATE_MEMORY,
 	JOB_READS_MEMORY,
 	RECENT_JOBS_MEMORY,
-	ensureGenerationAvailable,
-	processCapabilities,
+	noteFinished,
+	noteListLook,
 	processDurations,
 	processJobReads,
 	processRecentJobs,
-	readJob,
+	recentSince,
 	rememberJobs,
-} from '../../nodes/shared/jobs';
-import { noteFinished } from '../../nodes/shared/jobs/follow/estimate';
-import { noteListLook, recentSince } from '../../nodes/shared/jobs/follow/recent';
-import type { Page } from '../../nodes/shared/transport';
-import {
-	PACING,
-	PACING_MEMORY,
-	apiRequest,
-	pacerFor,
-	processPacing,
-} from '../../nodes/shared/transport';
+} from '../../nodes/shared/jobs/known';
+import { readJob } from '../../nodes/shared/jobs/watch';
+import type { Page } from '../../nodes/shared/service/client';
+import { apiRequest } from '../../nodes/shared/service/client';
+import { PACING, PACING_MEMORY, pacerFor, processPacing } from '../../nodes/shared/service/pacing';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';
 import { probeNode } from '../helpers/probe-node';

@@ -6,13 +6,9 @@ import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import {
-	PACING,
-	apiRequest,
-	processPacing,
-	releaseRoom,
-	reserveRoom,
-} from '../../nodes/shared/transport';
+import { apiRequest } from '../../nodes/shared/service/client';
+import { PACING, pacerFor, processPacing } from '../../nodes/shared/service/pacing';
+import { resolveService } from '../../nodes/shared/service/service';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';
 import { probeNode } from '../helpers/probe-node';
@@ -478,12 +474,13 @@ describe('priorities', () => {
 		await call(async function () {
 			await getIn(this, '/balance'); // learns the window: 5 left
 			const watcher = {};
-			await reserveRoom(this, watcher, now() + 5000, 'poll');
+			const { serviceKey, baseUrl } = await resolveService(this);
+			pacerFor(serviceKey, baseUrl).reserve(watcher, now() + 5000, 'poll');
 			for (let i = 0; i < 4; i++) await getIn(this, '/balance'); // 1 left: the look's
 			const held = getIn(this, '/balance');
 			await testClock.sleep(2000);
 			expect(arrivals).toHaveLength(5);
-			await releaseRoom(this, watcher); // e.g. the batch ended
+			pacerFor(serviceKey, baseUrl).release(watcher); // e.g. the batch ended
 			return await held;
 		});
 		expect(arrivals[5] - arrivals[0]).toBe(2000);

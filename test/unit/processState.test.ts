@@ -15,8 +15,8 @@ import { readSource, sourceFiles } from '../helpers/sources';
 
 /** Module-level sets of fixed values: lookup tables, not stores (nothing is ever added to them). */
 const LOOKUP_TABLES = new Set([
-	'nodes/shared/transport/retry.ts TRANSIENT_CODES',
-	'nodes/shared/transport/answer.ts DEFINITIVE',
+	'nodes/shared/service/errors.ts TRANSIENT_CODES',
+	'nodes/shared/service/client.ts DEFINITIVE',
 	'nodes/shared/processState.ts resets', // the registry's own map, one entry per listed name
 ]);
 

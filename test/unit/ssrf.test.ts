@@ -1,8 +1,8 @@
 import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { apiRequest } from '../../nodes/shared/transport';
-import { findSsrfBlock } from '../../nodes/shared/transport/ssrf';
+import { apiRequest } from '../../nodes/shared/service/client';
+import { findSsrfBlock } from '../../nodes/shared/service/errors';
 import { useNock } from '../helpers/nock';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { probeNode } from '../helpers/probe-node';

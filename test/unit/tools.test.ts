@@ -7,9 +7,8 @@ import nock from 'nock';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
-import { canonicalJson, deriveIdempotencyKey, toolCallOf } from '../../nodes/shared/idempotency';
-import { lookAgainInSeconds } from '../../nodes/shared/jobs/follow/answers';
-import { readWaitOptions } from '../../nodes/shared/jobs';
+import { canonicalJson, deriveIdempotencyKey, toolCallOf } from '../../nodes/shared/jobs/reuse';
+import { lookAgainInSeconds, readWaitOptions } from '../../nodes/shared/jobs/wait';
 import { TEST_KEY, callAsMcpTool, runNode } from '../helpers/n8n';
 import { useNock } from '../helpers/nock';
 import { testClock } from '../helpers/serviceClock';

@@ -2,12 +2,9 @@ import nock from 'nock';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { GenerationServiceApi } from '../../credentials/GenerationServiceApi.credentials';
-import {
-	apiRequest,
-	apiRequestAllItems,
-	checkBaseUrl,
-	sendRequest,
-} from '../../nodes/shared/transport';
+import { apiRequestAllItems } from '../../nodes/shared/operations';
+import { apiRequest, sendRequest } from '../../nodes/shared/service/client';
+import { checkBaseUrl } from '../../nodes/shared/service/service';
 import { useNock } from '../helpers/nock';
 import { TEST_KEY, runNode } from '../helpers/n8n';
 import { probeNode } from '../helpers/probe-node';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { openJobRun } from '../../shared/jobs';
+import { openJobRun } from '../../shared/jobs/run';
 import { routeItems } from '../../shared/router';
 import * as job from './job';
 

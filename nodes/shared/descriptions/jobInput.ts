@@ -9,7 +9,7 @@ type Show = NonNullable<IDisplayOptions['show']>;
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ASPECT_RATIOS, MAX_PROMPT_CHARS, MODES, type Mode } from '../constants';
-import { readId } from '../ids';
+import { readId } from '../inputs';
 import { MODE_OPTIONS } from './modes';
 import { assetLocator, personaLocator } from './pickers';
 

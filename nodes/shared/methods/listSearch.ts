@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest, type Page } from '../transport';
+import { PAGE_SIZE, apiRequest, type Page } from '../service/client';
 
 /** One page per call; n8n asks for the next one with the cursor as paginationToken. */
 async function searchPage(
@@ -10,7 +10,7 @@ async function searchPage(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const qs: IDataObject = { limit: 100 };
+	const qs: IDataObject = { limit: PAGE_SIZE };
 	if (paginationToken) qs.cursor = paginationToken;
 	const page = await apiRequest<Page<IDataObject>>(ctx, { method: 'GET', path, qs });
 	const needle = (filter ?? '').toLowerCase();

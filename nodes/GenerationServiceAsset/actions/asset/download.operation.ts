@@ -14,9 +14,9 @@ import {
 	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { assetLocator } from '../../../shared/descriptions/pickers';
-import { apiRequest, downloadBinary } from '../../../shared/transport';
-import { readId } from '../../../shared/ids';
-import { normalizeRange } from '../../../shared/range';
+import { normalizeRange, readId } from '../../../shared/inputs';
+import { apiRequest } from '../../../shared/service/client';
+import { downloadBinary } from '../../../shared/service/files';
 
 const properties: INodeProperties[] = [
 	assetLocator('assetId', 'Asset', 'any', 'The asset whose file to download'),

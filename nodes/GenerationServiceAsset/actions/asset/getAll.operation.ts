@@ -12,8 +12,8 @@ import {
 	maxWaitOf,
 	optionsCollection,
 } from '../../../shared/descriptions/common';
+import { apiRequestAllItems } from '../../../shared/operations';
 import { toItems } from '../../../shared/router';
-import { apiRequestAllItems } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
 	...paginationFields,

@@ -12,9 +12,14 @@ import {
 	maxWaitOf,
 	optionsCollection,
 } from '../../../shared/descriptions/common';
-import { checkIdempotencyKey, uploadIdempotencyKey } from '../../../shared/idempotency';
+import { checkIdempotencyKey } from '../../../shared/inputs';
 import { toItems } from '../../../shared/router';
-import { checkUploadSource, readUploadSource, uploadAsset } from '../../../shared/transport';
+import {
+	checkUploadSource,
+	readUploadSource,
+	uploadAsset,
+	uploadIdempotencyKey,
+} from '../../../shared/service/files';
 
 const properties: INodeProperties[] = [
 	{

@@ -13,9 +13,12 @@ import {
 } from '../../../shared/descriptions/common';
 import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
 import { waitOptions } from '../../../shared/descriptions/wait';
-import { checkIdempotencyKey } from '../../../shared/idempotency';
-import type { JobRun, ReuseRecentJob } from '../../../shared/jobs';
-import { DEFAULT_REUSE, createJob, readWaitOptions } from '../../../shared/jobs';
+import { checkIdempotencyKey } from '../../../shared/inputs';
+import { createJob } from '../../../shared/jobs/create';
+import type { ReuseRecentJob } from '../../../shared/jobs/reuse';
+import { DEFAULT_REUSE } from '../../../shared/jobs/reuse';
+import type { JobRun } from '../../../shared/jobs/run';
+import { readWaitOptions } from '../../../shared/jobs/wait';
 
 /** Default look-back of "Reuse Identical Recent Job". */
 export const DEFAULT_REUSE_MINUTES = 60;
@@ -130,7 +133,7 @@ interface CreateOptions extends IDataObject {
 
 /**
  * POST /jobs: reserves the quoted credits and queues the generation (spends credits). Reads and checks
- * the form, then hands the item to the job domain (createJob in nodes/shared/jobs/create/create.ts), which
+ * the form, then hands the item to the job domain (createJob in nodes/shared/jobs/create.ts), which
  * never pays twice for one intent.
  */
 export async function execute(

@@ -14,9 +14,10 @@ import {
 	rangeOption,
 } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
-import { downloadJobOutput, readJob } from '../../../shared/jobs';
-import { normalizeRange } from '../../../shared/range';
-import type { JobRun } from '../../../shared/jobs';
+import { normalizeRange } from '../../../shared/inputs';
+import type { JobRun } from '../../../shared/jobs/run';
+import { downloadJobOutput } from '../../../shared/jobs/wait';
+import { readJob } from '../../../shared/jobs/watch';
 import { readJobId } from './get.operation';
 
 const properties: INodeProperties[] = [

@@ -12,8 +12,9 @@ import {
 	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
-import { readId } from '../../../shared/ids';
-import { jobAnswer, readJob } from '../../../shared/jobs';
+import { readId } from '../../../shared/inputs';
+import { jobAnswer } from '../../../shared/jobs/wait';
+import { readJob } from '../../../shared/jobs/watch';
 import { toItems } from '../../../shared/router';
 
 const properties: INodeProperties[] = [

@@ -1,5 +1,5 @@
-import type { Job } from '../../../shared/jobs';
-import { rememberJobs } from '../../../shared/jobs';
+import type { Job } from '../../../shared/jobs/job';
+import { rememberJobs } from '../../../shared/jobs/known';
 import { listOperation } from '../../../shared/operations';
 
 /**

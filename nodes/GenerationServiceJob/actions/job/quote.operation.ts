@@ -12,8 +12,9 @@ import {
 	optionsCollection,
 } from '../../../shared/descriptions/common';
 import { jobInputFields, readGeneration } from '../../../shared/descriptions/jobInput';
-import { ensureGenerationAvailable, pricingOf, quoteAnswer, quoteJob } from '../../../shared/jobs';
-import type { JobRun } from '../../../shared/jobs';
+import { ensureGenerationAvailable, pricingOf, quoteJob } from '../../../shared/jobs/create';
+import type { JobRun } from '../../../shared/jobs/run';
+import { quoteAnswer } from '../../../shared/jobs/wait';
 import { toItems } from '../../../shared/router';
 
 const properties: INodeProperties[] = [

@@ -9,8 +9,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { maxRateLimitWaitOption, optionsCollection } from '../../../shared/descriptions/common';
 import { jobLocator } from '../../../shared/descriptions/pickers';
 import { waitOptions } from '../../../shared/descriptions/wait';
-import { jobAnswer, readWaitOptions, waitForJob } from '../../../shared/jobs';
-import type { JobRun } from '../../../shared/jobs';
+import type { JobRun } from '../../../shared/jobs/run';
+import { jobAnswer, readWaitOptions, waitForJob } from '../../../shared/jobs/wait';
 import { readJobId } from './get.operation';
 
 const properties: INodeProperties[] = [

@@ -1,10 +1,20 @@
-// Which service a node run talks to: the credential's Base URL (checked) and the identity of its key.
+// Which service a node run talks to — the credential's Base URL (checked) and the identity of its key —
+// and its time: the package's clock (clock.ts, which the tests swap), waits that end when the execution
+// is cancelled, and pauses tied to no execution.
 import { createHash } from 'crypto';
+import type { IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../constants';
-import type { ServiceContext } from './types';
 import { runStore } from '../processState';
+import { clock } from './clock';
+import { cancelled } from './errors';
+
+/** The contexts the nodes talk to the service from: an operation, a list search, a trigger's poll. */
+export type ServiceContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
+
+/** Readable as n8n's helpers type it (importing node:stream is not allowed in node code). */
+export type BinaryStream = Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
 
 function isLoopbackHost(hostname: string): boolean {
 	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -90,4 +100,49 @@ export async function resolveService(
 	const target = { baseUrl: checked.baseUrl, serviceKey: `${keyHash}@${checked.baseUrl}` };
 	targets.set(ctx, target);
 	return target;
+}
+
+// ---- Time ----
+
+/** Current time of the package's clock (so polling and tests share one clock). */
+export function now(): number {
+	return clock.now();
+}
+
+/** The execution's cancel signal, when the context has one (poll and load-options contexts do not). */
+export function cancelSignal(ctx: ServiceContext): AbortSignal | undefined {
+	const withSignal = ctx as Partial<IExecuteFunctions>;
+	return typeof withSignal.getExecutionCancelSignal === 'function'
+		? withSignal.getExecutionCancelSignal()
+		: undefined;
+}
+
+/** Waits on the package's clock; stops with a clear error when the execution is cancelled. */
+export async function wait(
+	ctx: ServiceContext,
+	ms: number,
+	itemIndex: number | undefined,
+	what?: string,
+): Promise<void> {
+	const signal = cancelSignal(ctx);
+	if (signal?.aborted) throw cancelled(ctx.getNode(), itemIndex, what);
+	if (ms <= 0) return;
+	try {
+		await clock.sleep(ms, signal);
+	} catch {
+		throw cancelled(ctx.getNode(), itemIndex, what);
+	}
+}
+
+/**
+ * Waits `ms` on the package's clock (n8n's `sleep`), tied to no execution: for work shared by several
+ * executions of the process. Cut short, without error, when `signal` (its owner's own) aborts.
+ */
+export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+	if (ms <= 0 || signal?.aborted) return;
+	try {
+		await clock.sleep(ms, signal);
+	} catch {
+		// woken early by its owner
+	}
 }

@@ -1,7 +1,9 @@
+// Every error the nodes show, in English with what to do: the service's error codes (its Errors table),
+// what n8n's HTTP helper throws (network failures, n8n's SSRF protection), a cancelled execution, and the
+// one way an error is handed to n8n (asNodeError). Errors are told apart by their code, never by the
+// service's Portuguese message.
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
-
-import { scopeFor } from '../constants';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** What the service said, as read from an error envelope (or what we could tell when it was not one). */
 export interface ServiceErrorInfo {
@@ -27,6 +29,23 @@ export interface ErrorContext {
 }
 
 type MessageFn = (info: ServiceErrorInfo, ctx: ErrorContext) => string;
+
+/** Which scope each API area needs, used to name it in `insufficient_scope` errors. */
+const SCOPE_BY_PATH: Array<[RegExp, string, string]> = [
+	[/^\/balance/, 'GET', 'balance:read'],
+	[/^\/usage/, 'GET', 'usage:read'],
+	[/^\/assets/, 'GET', 'assets:read'],
+	[/^\/assets/, 'POST', 'assets:write'],
+	[/^\/assets/, 'DELETE', 'assets:write'],
+	[/^\/personas/, 'GET', 'personas:read'],
+	[/^\/jobs/, 'GET', 'jobs:read'],
+	[/^\/jobs/, 'POST', 'jobs:write'],
+];
+
+export function scopeFor(method: string, path: string): string | undefined {
+	const found = SCOPE_BY_PATH.find(([re, m]) => m === method.toUpperCase() && re.test(path));
+	return found?.[2];
+}
 
 /** The id a request path names (`/assets/asset_…` → `asset_…`), for messages that must stand alone. */
 function idInPath(path: string): string | undefined {
@@ -197,4 +216,199 @@ export function parseErrorBody(
 		detail: `HTTP ${httpCode} with ${kind}`,
 		requestId: headerRequestId,
 	};
+}
+
+// ---- What n8n's HTTP helper throws: a network failure, or n8n's SSRF protection refusing the address ----
+
+/** Transport failures worth another try (a fixed list). */
+export const TRANSIENT_CODES = new Set([
+	'ECONNRESET',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'EPIPE',
+	'ECONNREFUSED',
+	'EAI_AGAIN',
+	'UND_ERR_SOCKET',
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+	'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+/** Plain words for a transport failure (n8n rewrites messages that contain the raw codes). */
+export function describeTransportFailure(code: string | undefined): string {
+	switch (code) {
+		case 'ECONNRESET':
+		case 'EPIPE':
+		case 'UND_ERR_SOCKET':
+		case 'ERR_STREAM_PREMATURE_CLOSE':
+			return 'the connection was reset';
+		case 'ECONNABORTED':
+		case 'ETIMEDOUT':
+		case 'UND_ERR_HEADERS_TIMEOUT':
+		case 'UND_ERR_BODY_TIMEOUT':
+			return 'the request timed out';
+		case 'ECONNREFUSED':
+			return 'the connection was refused';
+		case 'EAI_AGAIN':
+			return 'the host name could not be resolved';
+		default:
+			return 'the network request failed';
+	}
+}
+
+const TRANSIENT_TEXT: Array<[RegExp, string]> = [
+	[/ECONNRESET|socket hang up|\baborted\b|closed unexpectedly|terminated/i, 'ECONNRESET'],
+	[/ETIMEDOUT|ECONNABORTED|timeout of \d+ms|timed out/i, 'ETIMEDOUT'],
+	[/ECONNREFUSED|refused the connection/i, 'ECONNREFUSED'],
+	[/EPIPE/, 'EPIPE'],
+	[/EAI_AGAIN/, 'EAI_AGAIN'],
+];
+
+/**
+ * The transport failure behind an error thrown by n8n's HTTP helper. n8n wraps it differently across
+ * versions (cause, errorResponse, or only a rewritten message), so look at codes first, then at texts.
+ */
+export function findErrorCode(
+	error: unknown,
+	depth = 0,
+	seen = new Set<unknown>(),
+): string | undefined {
+	if (depth > 6 || typeof error !== 'object' || error === null || seen.has(error)) return undefined;
+	seen.add(error);
+	const e = error as Record<string, unknown>;
+	if (typeof e.code === 'string' && (TRANSIENT_CODES.has(e.code) || e.code === 'ERR_CANCELED')) {
+		return e.code;
+	}
+	if (e.name === 'AbortError' || e.name === 'CanceledError') return 'ERR_CANCELED';
+	for (const key of ['cause', 'errorResponse', 'error', 'reason', 'originalError']) {
+		const found = findErrorCode(e[key], depth + 1, seen);
+		if (found) return found;
+	}
+	const texts = [e.message, e.description, ...(Array.isArray(e.messages) ? e.messages : [])];
+	for (const text of texts) {
+		if (typeof text !== 'string') continue;
+		const hit = TRANSIENT_TEXT.find(([re]) => re.test(text));
+		if (hit) return hit[1];
+	}
+	return undefined;
+}
+
+/** The request never got an answer (`failures` tries so far, this one included). */
+export function unreachableError(
+	node: INode,
+	call: {
+		method: string;
+		path: string;
+		itemIndex?: number;
+		idempotencyKey?: string;
+		transportCode: string;
+		failures: number;
+		retried: boolean;
+	},
+): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		`Could not reach the Generation Service: ${describeTransportFailure(call.transportCode)} for ${call.method} ${call.path}` +
+			(call.retried ? ` after ${call.failures} tries.` : '.') +
+			(call.idempotencyKey
+				? ` Running the node again is safe: it reuses the Idempotency-Key ${call.idempotencyKey}, so nothing is created twice.`
+				: ' Check the Base URL and the network, then run again.'),
+		{ itemIndex: call.itemIndex },
+	);
+}
+
+/**
+ * n8n (2.41.x, @n8n/backend-network) throws these errors, without an error code, when its SSRF protection
+ * blocks a request: the class name is the stable part (its `name` property), so it is what we branch on.
+ */
+const SSRF_ERROR_NAMES: Record<string, SsrfBlock['kind']> = {
+	SsrfBlockedIpError: 'ip',
+	SsrfBlockedHostnameError: 'hostname',
+};
+
+export interface SsrfBlock {
+	kind: 'ip' | 'hostname';
+	/** The refused address or host name, when n8n's error names it (never holds the key). */
+	target?: string;
+}
+
+/** The SSRF block behind an error thrown by n8n's HTTP helper (wrapped by axios or n8n), if it is one. */
+export function findSsrfBlock(
+	error: unknown,
+	depth = 0,
+	seen = new Set<unknown>(),
+): SsrfBlock | undefined {
+	if (depth > 6 || typeof error !== 'object' || error === null || seen.has(error)) return undefined;
+	seen.add(error);
+	const e = error as Record<string, unknown>;
+	const kind = typeof e.name === 'string' ? SSRF_ERROR_NAMES[e.name] : undefined;
+	const target = kind === 'ip' ? e.ip : kind === 'hostname' ? e.hostname : undefined;
+	if (kind && typeof target === 'string') return { kind, target };
+	// a wrapper (axios copies the name) may come first: the original, with its address, is further in
+	for (const key of ['cause', 'errorResponse', 'error', 'reason', 'originalError']) {
+		const found = findSsrfBlock(e[key], depth + 1, seen);
+		if (found) return found;
+	}
+	return kind ? { kind } : undefined;
+}
+
+/** The error the node throws for an SSRF block: what happened, and the two settings that allow the address. */
+export function ssrfError(
+	node: INode,
+	block: SsrfBlock,
+	call: string,
+	itemIndex?: number,
+): NodeOperationError {
+	const what = block.target
+		? `${block.kind === 'ip' ? 'the address' : 'the host name'} ${block.target}`
+		: "the Base URL's address";
+	const error = new NodeOperationError(
+		node,
+		`n8n's SSRF protection blocked the request to the Generation Service (${call}): ${what} is in a range n8n blocks. ` +
+			'If the service really is there, allow it on the n8n instance: add its host name to N8N_SSRF_ALLOWED_HOSTNAMES or its address range (for example 10.0.0.5/32) to N8N_SSRF_ALLOWED_IP_RANGES, then restart n8n. Nothing was sent to the service.',
+		{
+			itemIndex,
+			description:
+				'N8N_SSRF_PROTECTION_ENABLED=true refuses private, loopback and link-local addresses unless they are allowed. Ask your n8n administrator, or check the Base URL of the credential.',
+		},
+	);
+	error.context.errorCode = 'ssrf_blocked';
+	return error;
+}
+
+// ---- The node's own side ----
+
+/** The error of an execution cancelled while `what`. */
+export function cancelled(node: INode, itemIndex: number | undefined, what = 'waiting') {
+	return new NodeOperationError(node, `The execution was cancelled while ${what}.`, { itemIndex });
+}
+
+/**
+ * `error` as n8n's error of a node, for item `itemIndex`: a NodeApiError or NodeOperationError as it is
+ * (n8n's own constructors hand such an error back unchanged too), with the item named if it named none;
+ * anything else wrapped. The one way the nodes rethrow.
+ */
+export function asNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined && itemIndex !== undefined) {
+			error.context.itemIndex = itemIndex;
+		}
+		return error;
+	}
+	return new NodeOperationError(node, error as Error, { itemIndex });
+}
+
+/**
+ * Whether a failed create (or upload) answer says the service made nothing: a refusal (4xx), or 503,
+ * which the spec says reserves no credit. No answer at all, or another 5xx after the retries: the
+ * service may have made it.
+ */
+export function createdNothing(error: unknown): boolean {
+	if (!(error instanceof NodeApiError)) return false;
+	const status = Number(error.httpCode);
+	return (status >= 400 && status < 500) || status === 503;
 }

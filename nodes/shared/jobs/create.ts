@@ -1,15 +1,39 @@
-// Before any credit is touched: the engine and mode are available (capabilities), the quote, and why
-// a quote says the job cannot be paid (frozen account, key ceiling, balance, in that order).
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+// Creating a job — the one request that spends credits. Before any credit is touched: the engine and the
+// mode are available (GET /capabilities, shared by the process's runs on a key), and with Max Credits (or Max
+// Credits for This Run) the quote, refused with the real cause when the account or key cannot pay. Then a
+// recent job of the same intent is picked up in runs that most likely repeat one (reuse.ts), or POST /jobs
+// under the intent's Idempotency-Key, with the run's budget held while it is on its way; then the job as the
+// item with the estimate of its end — or, with Wait for Completion, the item goes on in the background until
+// the job ends (wait.ts).
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError, settle } from '../../settle';
+import type { Mode } from '../constants';
+import { processStore, sharedRead, keepRecent } from '../processState';
+import { runsAsTool } from '../router';
+import { apiRequest } from '../service/client';
+import { asNodeError, createdNothing } from '../service/errors';
+import { now, resolveService } from '../service/service';
+import type { Job } from './job';
+import { MIN_POLL_MS } from './job';
+import { estimateOf, noteUncertainCreate, rememberJobs } from './known';
+import type { ReuseRecentJob } from './reuse';
+import {
+	canonicalJson,
+	deriveIdempotencyKey,
+	deriveIntentKey,
+	failedOfInput,
+	findAdoptable,
+	intentKeyApplies,
+	recordUsedJob,
+	reuseApplies,
+	usedInEarlierRun,
+} from './reuse';
+import type { JobRun } from './run';
+import type { WaitOptions } from './wait';
+import { jobAnswer, waitForJob } from './wait';
 
-import type { Mode } from '../../constants';
-import type { JobRun } from '../run';
-import { MIN_POLL_MS } from '../job';
-import { apiRequest, now, resolveService } from '../../transport';
-import { processStore } from '../../processState';
+// ---- Before any credit is touched: capabilities, the quote, Max Credits ----
 
 /**
  * How long one GET /capabilities answer serves every run of the process on its key. Available: one
@@ -60,27 +84,16 @@ export async function capabilitiesOf(
 	const { answers, pending } = processCapabilities;
 	const known = answers.get(serviceKey);
 	if (known && now() < known.until) return known.capabilities;
-	const joined = pending.get(serviceKey);
-	if (joined) {
-		try {
-			return await joined;
-		} catch {
-			// the read it joined failed (e.g. its execution was cancelled): read on its own
-		}
-	}
-	const read = apiRequest<IDataObject>(ctx, { method: 'GET', path: '/capabilities', itemIndex });
-	pending.set(serviceKey, read);
-	try {
-		const capabilities = await read;
-		answers.delete(serviceKey); // re-insert: the map stays in order of last use
-		answers.set(serviceKey, { capabilities, until: expiryOf(capabilities, now()) });
-		while (answers.size > CAPABILITIES_MEMORY.maxKeys) {
-			answers.delete(answers.keys().next().value as string);
-		}
+	return await sharedRead(pending, serviceKey, async () => {
+		const capabilities = await apiRequest<IDataObject>(ctx, {
+			method: 'GET',
+			path: '/capabilities',
+			itemIndex,
+		});
+		const until = expiryOf(capabilities, now());
+		keepRecent(answers, serviceKey, { capabilities, until }, CAPABILITIES_MEMORY.maxKeys);
 		return capabilities;
-	} finally {
-		if (pending.get(serviceKey) === read) pending.delete(serviceKey);
-	}
+	});
 }
 
 /**
@@ -141,19 +154,19 @@ export async function quoteJob(
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<IDataObject> {
-	const quoted = await settle(
-		apiRequest<IDataObject>(ctx, {
+	try {
+		return await apiRequest<IDataObject>(ctx, {
 			method: 'POST',
 			path: '/jobs/quote',
 			body: input,
 			itemIndex,
 			safeToRetry: true,
 			maxWaitSeconds,
-		}),
-	);
-	if (quoted.ok) return quoted.value;
-	await forgetCapabilitiesOn(ctx, quoted.error);
-	throw asNodeError(ctx.getNode(), quoted.error, itemIndex);
+		});
+	} catch (error) {
+		await forgetCapabilitiesOn(ctx, error);
+		throw asNodeError(ctx.getNode(), error, itemIndex);
+	}
 }
 
 /** Whether the account is frozen, from GET /balance; undefined when the key may not read it. */
@@ -162,17 +175,18 @@ async function isFrozen(
 	itemIndex: number,
 	maxWaitSeconds?: number,
 ): Promise<boolean | undefined> {
-	const read = await settle(
-		apiRequest<IDataObject>(ctx, {
+	try {
+		const balance = await apiRequest<IDataObject>(ctx, {
 			method: 'GET',
 			path: '/balance',
 			itemIndex,
 			maxWaitSeconds,
-		}),
-	);
-	if (read.ok) return read.value.frozen === true;
-	if (read.error instanceof NodeApiError && read.error.httpCode === '403') return undefined;
-	throw asNodeError(ctx.getNode(), read.error, itemIndex);
+		});
+		return balance.frozen === true;
+	} catch (error) {
+		if (error instanceof NodeApiError && error.httpCode === '403') return undefined;
+		throw asNodeError(ctx.getNode(), error, itemIndex);
+	}
 }
 
 /**
@@ -261,4 +275,157 @@ export async function guardCost(
 	error.context.errorCode = problem.code;
 	error.context.quote = quote;
 	throw error;
+}
+
+// ---- The create ----
+
+/** Keys an item tries past the jobs its run holds, for the jobs earlier runs of the node used (loops). */
+const MAX_LOOP_ATTEMPTS = 100;
+
+/** One item's Create, as its operation read it from the form (already checked). */
+export interface CreateRequest {
+	itemIndex: number;
+	/** The JobInput, sent as the body of POST /jobs. */
+	input: IDataObject & { mode: Mode };
+	/** The user's Idempotency Key; undefined: the node derives one (execution or intent). */
+	customKey?: string;
+	/** Max Credits: quote first, refuse above it. */
+	maxCredits?: number;
+	/** Max Credits for This Run. */
+	runBudget?: number;
+	/** Reuse Identical Recent Job and its look-back. */
+	reuse: ReuseRecentJob;
+	reuseMinutes: number;
+	/** Max Rate-Limit Wait. */
+	maxWaitSeconds?: number;
+	/** Wait for Completion's options; undefined: the job is output at once. */
+	wait?: WaitOptions;
+}
+
+/** What the POST /jobs of one intent needs besides its key. */
+interface PostJob {
+	input: IDataObject;
+	quote: IDataObject | undefined;
+	runBudget: number | undefined;
+	itemIndex: number;
+	maxWaitSeconds: number | undefined;
+}
+
+/** One POST /jobs, with the run budget held while it is on its way. */
+async function postJob(
+	ctx: IExecuteFunctions,
+	run: JobRun,
+	idempotencyKey: string,
+	{ input, quote, runBudget, itemIndex, maxWaitSeconds }: PostJob,
+): Promise<Job> {
+	// taken before the create is sent (creates may run side by side), given back if nothing was created
+	const hold =
+		quote && runBudget !== undefined
+			? run.budget.take(ctx, { limit: runBudget, quote, idempotencyKey, itemIndex })
+			: undefined;
+	let job: Job;
+	try {
+		job = await apiRequest<Job>(ctx, {
+			method: 'POST',
+			path: '/jobs',
+			body: input,
+			idempotencyKey,
+			itemIndex,
+			maxWaitSeconds,
+			errorContext: quote
+				? {
+						creditsNeeded: Number(quote.reservedCredits),
+						creditsAvailable: Number(quote.available),
+					}
+				: undefined,
+		});
+	} catch (error) {
+		if (hold) run.budget.failed(hold, error);
+		// no answer, or a 5xx other than 503: the service may have made the job
+		if (!createdNothing(error)) {
+			noteUncertainCreate((await resolveService(ctx, itemIndex)).serviceKey, now());
+		}
+		await forgetCapabilitiesOn(ctx, error);
+		throw asNodeError(ctx.getNode(), error, itemIndex);
+	}
+	if (hold) run.budget.settle(hold, job);
+	await rememberJobs(ctx, [job]);
+	return job;
+}
+
+/**
+ * One item's Create: capabilities (once per run), a recent job of the same intent picked up when the run
+ * is a recovery, the cost guard's quote, POST /jobs under the intent's key (the next key while the job
+ * it names is one this run or an earlier run of the node already has), then the job as the item — or,
+ * with Wait for Completion, the item goes on in the background until the job ends (run.continueLater).
+ */
+export async function createJob(
+	ctx: IExecuteFunctions,
+	run: JobRun,
+	request: CreateRequest,
+): Promise<INodeExecutionData[]> {
+	const { itemIndex: i, input, customKey, maxWaitSeconds, reuse, reuseMinutes } = request;
+	const capabilities = await ensureGenerationAvailable(ctx, input.mode, run, i);
+	const byIntent = !customKey && intentKeyApplies(ctx, reuse);
+	const occurrence = run.occurrence(canonicalJson(input));
+
+	let job: Job | undefined;
+	let adopted = false;
+	if (!customKey && reuseApplies(ctx, reuse)) {
+		job = await findAdoptable(ctx, run, input, reuseMinutes, i, maxWaitSeconds, byIntent);
+		adopted = job !== undefined;
+	}
+	const keyOf = (attempt: number): string => {
+		if (customKey) return customKey;
+		if (!byIntent) return deriveIdempotencyKey(ctx, i, 'job', input);
+		const failed = failedOfInput(run, input, reuseMinutes);
+		const parts = { lookBackMs: reuseMinutes * 60_000, occurrence, failed, attempt };
+		return deriveIntentKey(ctx, 'job', input, parts, now());
+	};
+	let idempotencyKey = keyOf(0);
+	const { maxCredits, runBudget } = request;
+	if (job && runBudget !== undefined) run.budget.count(job);
+	let quote: IDataObject | undefined;
+	if (!job && (maxCredits !== undefined || runBudget !== undefined)) {
+		quote = await guardCost(ctx, input, maxCredits, capabilities, i, maxWaitSeconds);
+	}
+	if (!job) {
+		const post = { input, quote, runBudget, itemIndex: i, maxWaitSeconds };
+		job = await postJob(ctx, run, idempotencyKey, post);
+		// An intent's key may name a job this run already holds (another execution's run had the same
+		// inputs in another order) or that an earlier run of this node in this execution used (a loop):
+		// then the intent's next key, as the other execution would take. Each such answer is a distinct
+		// job of those, so this ends.
+		const taken = (id: string) => run.claimed.has(id) || usedInEarlierRun(ctx, id);
+		for (let attempt = 1; byIntent && taken(job.id); attempt++) {
+			if (attempt > run.claimed.size + MAX_LOOP_ATTEMPTS) break;
+			idempotencyKey = keyOf(attempt);
+			job = await postJob(ctx, run, idempotencyKey, post);
+		}
+	}
+	run.claimed.add(job.id);
+	recordUsedJob(ctx, job.id);
+	ctx.logger.info(
+		adopted
+			? `Generation Service job ${job.id} picked up (${job.state}): same input created recently, nothing charged again`
+			: `Generation Service job ${job.id} created (${job.state}${job.replayed ? ', replayed' : ''}, ${job.reservedCredits} credits reserved)`,
+		{ jobId: job.id },
+	);
+	const extra = { replayed: job.replayed ?? false, adopted, idempotencyKey };
+	const { wait } = request;
+	if (!wait) {
+		// as a tool: lean, with the next step; in a workflow: when it should end, for a Wait node's "At
+		// Specified Time" (parking instead of holding a slot)
+		if (runsAsTool(ctx))
+			return [{ json: jobAnswer(ctx, { ...job, ...extra }), pairedItem: { item: i } }];
+		const estimate = estimateOf((await resolveService(ctx, i)).serviceKey, job);
+		return [{ json: { ...job, ...extra, ...estimate }, pairedItem: { item: i } }];
+	}
+	const created = job;
+	run.continueLater(i, async () => {
+		const item = await waitForJob(ctx, run, created.id, i, wait, created);
+		item.json = jobAnswer(ctx, { ...item.json, ...extra }, run.startedAt);
+		return [item];
+	});
+	return [];
 }

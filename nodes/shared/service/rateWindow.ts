@@ -1,6 +1,6 @@
 // The key's rate window as this process knows it: ordered views from the rate headers, its own requests
 // counted against it, and the sign that other processes use the key too.
-import { clock } from './serviceClock';
+import { clock } from './clock';
 
 export const PACING = {
 	/** Assumed length of a rate window until two answers show the real one (the spec: per minute). */

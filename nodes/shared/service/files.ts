@@ -1,12 +1,17 @@
-// Uploads: the file read from n8n's binary store one chunk at a time, checked locally, sent as the raw body.
+// Files: uploads read from n8n's binary store one chunk at a time, checked locally (type, first bytes, size,
+// name) and sent as the raw body under an Idempotency-Key made from their sha256; downloads streamed once
+// into n8n's binary store, hashed on the way and checked after (length, sha256). Both go through the
+// client (client.ts): a download that came wrong is asked for again under its one retry policy.
 import { createHash } from 'crypto';
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { MAX_FILENAME_CHARS, MAX_UPLOAD_BYTES, MIME_TYPES, type MimeType } from '../constants';
-import { unwrapEnvelope } from './envelope';
-import { sendRequest } from './request';
-import type { BinaryStream, ServiceRequest } from './types';
+import type { RawResponse, ServiceRequest } from './client';
+import { BadAnswer, RETRY_POLICY, sendRequest, unwrapEnvelope } from './client';
+import type { BinaryStream } from './service';
+
+// ---- Uploads ----
 
 const SIGNATURES: Record<MimeType, (head: Buffer) => boolean> = {
 	'image/jpeg': (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
@@ -175,4 +180,130 @@ export async function uploadAsset(
 	};
 	const response = await sendRequest(ctx, request, { buildBody: source.openBody, json: true });
 	return unwrapEnvelope<{ asset: IDataObject; replayed: boolean }>(ctx, request, response);
+}
+
+/** The key of an upload is the file's sha256: the same bytes always replay the existing asset. */
+export function uploadIdempotencyKey(sha256: string): string {
+	return `asset.sha256.${sha256}`;
+}
+
+// ---- Downloads ----
+
+type BinaryContext = IExecuteFunctions | IPollFunctions;
+
+export interface DownloadOptions {
+	path: string;
+	itemIndex: number;
+	fileName: string;
+	mimeType?: string;
+	/** `bytes=<start>-<end>` */
+	range?: string;
+	expectedSha256?: string;
+	maxWaitSeconds?: number;
+	/** What is being downloaded, named in the error (e.g. the object the file belongs to), so nothing paid for is lost. */
+	subject?: string;
+}
+
+export interface Tap {
+	bytes: number;
+	sha256: () => string;
+	/** The stream to hand to n8n: the same bytes, counted and hashed as n8n reads them. */
+	stream: BinaryStream;
+}
+
+type StreamClass = { from?: (source: AsyncIterable<Buffer>) => BinaryStream };
+
+/**
+ * One pass over a download: a fresh stream built from the response's bytes, each counted and hashed
+ * as n8n pulls it into its binary store; no copy held. The response is read by async iteration (which
+ * works whatever state it is in); the new stream comes from Readable.from, reached through the
+ * response's own class (every Readable subclass inherits it; node code may not import node:stream),
+ * so n8n may read it any way: 'data' listeners (database and in-memory modes), iteration (filesystem
+ * mode) or pipe.
+ */
+export function tapStream(source: BinaryStream): Tap {
+	const hash = createHash('sha256');
+	let bytes = 0;
+	async function* counted(): AsyncGenerator<Buffer> {
+		for await (const chunk of source as unknown as AsyncIterable<Buffer | string>) {
+			const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			bytes += buffer.length;
+			hash.update(buffer);
+			yield buffer;
+		}
+	}
+	let streamClass = (source as unknown as { constructor?: StreamClass }).constructor;
+	while (streamClass && typeof streamClass.from !== 'function') {
+		streamClass = Object.getPrototypeOf(streamClass) as StreamClass | undefined;
+	}
+	if (!streamClass?.from) throw new Error('the response is not a readable stream');
+	return {
+		get bytes() {
+			return bytes;
+		},
+		sha256: () => hash.digest('hex'),
+		stream: streamClass.from(counted()),
+	};
+}
+
+/**
+ * Streams a binary endpoint into n8n's binary store (never the whole file in memory in filesystem mode),
+ * hashing it on the way, then checks the size against Content-Length and the hash against the expected
+ * sha256. A body cut mid-stream, a short body or a checksum mismatch is a bad answer: the client asks for
+ * the file again under its retry policy (RETRY_POLICY.attempts tries in all); a persistent one fails,
+ * never a silently bad file.
+ */
+export async function downloadBinary(
+	ctx: BinaryContext,
+	options: DownloadOptions,
+): Promise<IBinaryData> {
+	const receive = async (response: RawResponse): Promise<IBinaryData | BadAnswer> => {
+		const tap = tapStream(response.body as BinaryStream);
+		let binary: IBinaryData;
+		try {
+			binary = await ctx.helpers.prepareBinaryData(tap.stream, options.fileName, options.mimeType);
+		} catch (error) {
+			ctx.logger.debug(`Generation Service: the download of ${options.path} was cut off`, {
+				reason: (error as Error).message,
+			});
+			return new BadAnswer(`the download of ${options.path} was cut off`);
+		}
+		const expectedLength = Number(response.headers['content-length']);
+		if (Number.isFinite(expectedLength) && tap.bytes !== expectedLength) {
+			return new BadAnswer(
+				`the download of ${options.path} ended after ${tap.bytes} of ${expectedLength} bytes`,
+			);
+		}
+		const sha256 = tap.sha256();
+		if (!options.range && options.expectedSha256 && sha256 !== options.expectedSha256) {
+			return new BadAnswer(
+				`the downloaded file's sha256 (${sha256}) does not match the service's output.sha256 (${options.expectedSha256})`,
+			);
+		}
+		return binary;
+	};
+	const giveUpOnBadAnswer = (problem: string) => {
+		const error = new NodeOperationError(
+			ctx.getNode(),
+			`${options.subject ? `${options.subject}: download` : 'Download'} failed after ${RETRY_POLICY.attempts} tries: ${problem}. No file was output. Run the node again later (the file stays available on the service${options.subject ? `: use Download Output with ${options.subject.toLowerCase()}` : ''}).`,
+			{ itemIndex: options.itemIndex },
+		);
+		error.context.errorCode = 'download_failed';
+		return error;
+	};
+	const request: ServiceRequest = {
+		method: 'GET',
+		path: options.path,
+		itemIndex: options.itemIndex,
+		maxWaitSeconds: options.maxWaitSeconds,
+		timeoutMs: 10 * 60_000,
+		priority: 'transfer',
+		headers: options.range ? { Accept: '*/*', Range: options.range } : { Accept: '*/*' },
+	};
+	return await sendRequest(ctx, request, {
+		encoding: 'stream',
+		json: false,
+		receive,
+		giveUpOnBadAnswer,
+	});
 }
