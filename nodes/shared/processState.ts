@@ -110,12 +110,12 @@ type ClearableStore = {
 	[K in StoreName]: (typeof PROCESS_STORES)[K] extends { weak: true } ? never : K;
 }[StoreName];
 
-/** How each loaded store forgets everything (the registry's own map: one entry per listed name). */
-const resets = new Map<StoreName, () => void>();
+/** Each loaded store and how it forgets everything (the registry's own map: one entry per listed name). */
+const resets = new Map<StoreName, { state: unknown; reset: () => void }>();
 
 /** Makes the process-wide store `name` (listed above) and returns it; `reset` empties it. */
 export function processStore<T>(name: ClearableStore, state: T, reset: (state: T) => void): T {
-	resets.set(name, () => reset(state));
+	resets.set(name, { state, reset: () => reset(state) });
 	return state;
 }
 
@@ -172,7 +172,12 @@ export function loadedStores(): StoreName[] {
 	return [...resets.keys()];
 }
 
+/** The state of each loaded store, by name (for the tests of the reset). */
+export function loadedStoreStates(): Map<StoreName, unknown> {
+	return new Map([...resets].map(([name, { state }]) => [name, state]));
+}
+
 /** Forgets what every loaded store learned, as in a fresh n8n process (for tests). */
 export function forgetProcessState(): void {
-	for (const reset of resets.values()) reset();
+	for (const { reset } of resets.values()) reset();
 }

@@ -34,6 +34,17 @@ describe('the run budget', () => {
 		);
 	});
 
+	it('a create that brings the run exactly to its budget is sent; one credit more is not', () => {
+		const budget = new RunBudget();
+		budget.settle(take(budget, 'key-a', 16), job('job_a'));
+		take(budget, 'key-b', 16); // 8 + 8 = 16: exactly the budget
+		expect(budget.reserved()).toBe(16);
+		expect(() => take(budget, 'key-c', 23)).toThrow(
+			"Max Credits for This Run is 23 credits and 16 are already reserved (by 1 job of this run: job_a; 8 held for creates on their way or whose outcome is unknown), so this item's job, quoted at 8, would go over it.",
+		);
+		take(budget, 'key-c', 24); // 16 + 8 = 24
+	});
+
 	it('gives the credits back when the service created nothing, keeps them when the outcome is unknown', () => {
 		const budget = new RunBudget();
 		budget.failed(take(budget, 'key-a'), refused('402'));

@@ -163,6 +163,39 @@ describe('Job node: exact requests', () => {
 		expect(item.json).toMatchObject({ id: JOB, state: 'queued', idempotencyKey: key });
 	});
 
+	it.each([
+		[8, 8, 'creates'],
+		[9, 8, 'refuses'],
+	])(
+		'Max Credits: a quote of %i under Max Credits %i %s',
+		async (reserved, maxCredits, outcome) => {
+			nock(BASE).get('/capabilities').reply(200, capabilities);
+			nock(BASE)
+				.post('/jobs/quote')
+				.reply(200, {
+					data: { reservedCredits: reserved, sufficient: true, available: 100, keyRemaining: null },
+				});
+			const created = nock(BASE)
+				.post('/jobs')
+				.reply(202, { data: job('queued') });
+			const running = run({
+				operation: 'create',
+				mode: 'text_to_video',
+				prompt: 'x',
+				options: { maxCredits },
+			});
+			if (outcome === 'creates') {
+				await running;
+				expect(created.isDone()).toBe(true);
+			} else {
+				await expect(running).rejects.toThrow(
+					`The quote is ${reserved} credits, above Max Credits (${maxCredits}): nothing was created`,
+				);
+				expect(created.isDone()).toBe(false);
+			}
+		},
+	);
+
 	it('Create with Max Credits quotes first, then creates', async () => {
 		nock(BASE).get('/capabilities').reply(200, capabilities);
 		const order: string[] = [];

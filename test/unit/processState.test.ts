@@ -9,7 +9,12 @@ import '../../nodes/GenerationServiceAsset/GenerationServiceAsset.node';
 import '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
 import '../../nodes/GenerationServicePersona/GenerationServicePersona.node';
 import '../../nodes/GenerationServiceTrigger/GenerationServiceTrigger.node';
-import { PROCESS_STORES, loadedStores } from '../../nodes/shared/processState';
+import {
+	PROCESS_STORES,
+	forgetProcessState,
+	loadedStoreStates,
+	loadedStores,
+} from '../../nodes/shared/processState';
 import type { StoreName } from '../../nodes/shared/processState';
 import { readSource, sourceFiles } from '../helpers/sources';
 
@@ -74,5 +79,44 @@ describe('the process state registry', () => {
 	it("gives the tests' reset every store that is not weakly keyed, once the nodes are loaded", () => {
 		const clearable = entries.filter(([, store]) => !('weak' in store)).map(([name]) => name);
 		expect(loadedStores().sort()).toEqual(clearable.sort());
+	});
+});
+
+/** What a store holds, as a comparable shape: the sizes of its collections and its plain values. */
+function shape(value: unknown): unknown {
+	if (value instanceof Map || value instanceof Set) return { size: value.size };
+	if (Array.isArray(value)) return { length: value.length };
+	if (value !== null && typeof value === 'object') {
+		return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, shape(field)]));
+	}
+	return value;
+}
+
+/** Puts something in every collection of a store and changes every number: a store that learned. */
+function fill(value: unknown): void {
+	if (value instanceof Map) value.set(`filled-${value.size}`, {});
+	else if (value instanceof Set) value.add(`filled-${value.size}`);
+	else if (Array.isArray(value)) value.push('filled');
+	else if (value !== null && typeof value === 'object') {
+		const fields = value as Record<string, unknown>;
+		for (const [key, field] of Object.entries(fields)) {
+			if (typeof field === 'number') fields[key] = Number.isFinite(field) ? field + 42 : 42;
+			else fill(field);
+		}
+	}
+}
+
+describe('the reset of the process state', () => {
+	it('empties every store: each collection, each counter back to a fresh process', () => {
+		forgetProcessState();
+		const fresh = new Map([...loadedStoreStates()].map(([name, state]) => [name, shape(state)]));
+		for (const state of loadedStoreStates().values()) fill(state);
+		const filled = new Map([...loadedStoreStates()].map(([name, state]) => [name, shape(state)]));
+		for (const [name, state] of fresh)
+			expect({ name, state: filled.get(name) }).not.toEqual({ name, state });
+		forgetProcessState();
+		for (const [name, state] of loadedStoreStates()) {
+			expect({ name, state: shape(state) }).toEqual({ name, state: fresh.get(name) });
+		}
 	});
 });

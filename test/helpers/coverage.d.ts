@@ -1,0 +1,1 @@
+export function filesRunBy(dir: string, work: () => Promise<unknown>): Promise<string[]>;
