@@ -64,6 +64,12 @@ export interface NodeRun {
 	runExecutionData?: IRunExecutionData;
 	/** Which run of the node in its execution (a loop runs a node again); 0 by default. */
 	runIndex?: number;
+	/**
+	 * How long (virtual ms) n8n takes to read the credential for each request in turn (0 when the list is
+	 * used up): in n8n that is a database read and a decryption inside its HTTP helper, between the pacer
+	 * letting a request go and the request going out.
+	 */
+	credentialDelaysMs?: number[];
 	/** n8n's Retry On Fail on the node (tries: maxTries, no wait between them). */
 	retryOnFail?: boolean;
 	maxTries?: number;
@@ -120,6 +126,7 @@ function makeWorkflow(run: NodeRun, around?: Surroundings) {
 		settings: { binaryMode: 'separate' } as IDataObject,
 	});
 	const credentials = run.credentials === undefined ? null : run.credentials;
+	const credentialDelays = [...(run.credentialDelaysMs ?? [])];
 	const additionalData = {
 		// an MCP tool call runs before n8n has created its execution: no id yet
 		executionId: around ? run.executionId : (run.executionId ?? 'exec-1'),
@@ -135,6 +142,9 @@ function makeWorkflow(run: NodeRun, around?: Surroundings) {
 			isCredentialUsableByNode: () => true,
 			getDecrypted: async () => {
 				if (!credentials) throw new Error('no credentials in this test');
+				const delay = credentialDelays.shift() ?? 0;
+				// a wait on the clock while the request counts as on its way: time may move meanwhile
+				if (delay > 0) await testClock.serviceHold(delay);
 				return { ...credentials };
 			},
 			authenticate: async (

@@ -41,11 +41,13 @@ async function call(
 	fn: (this: IExecuteFunctions) => Promise<unknown>,
 	apiKey = TEST_KEY,
 	baseUrl = BASE,
+	credentialDelaysMs?: number[],
 ): Promise<unknown> {
 	const [[item]] = await runNode({
 		node: probeNode(fn),
 		parameters: {},
 		credentials: { apiKey, baseUrl },
+		credentialDelaysMs,
 	});
 	return item.json;
 }
@@ -143,6 +145,46 @@ describe('Retry-After holds the whole key', () => {
 			expect(at - told).toBeGreaterThanOrEqual(retryAfter * 1000 + PACING.holdMarginMs);
 		}
 		expect(PACING.holdMarginMs).toBeGreaterThanOrEqual(1000);
+	});
+
+	it('a request already let go waits too when the 429 comes while n8n is still sending it (a slow send)', async () => {
+		// n8n's helper reads the credential (a database read, a decryption) after the pacer let the request
+		// go: under load that took 30-50 ms, and a 429 answered to another request meanwhile holds the key.
+		const retryAfter = 2;
+		let told = 0;
+		const reset = windowEnd(now());
+		const arrivals: Record<string, number[]> = { a: [], b: [] };
+		nock(BASE)
+			.get('/balance')
+			.reply(200, ok({}), rate(9, reset))
+			.get('/jobs/a')
+			.reply(() => {
+				told = now();
+				arrivals.a.push(now());
+				return [429, errorBody('rate_limited'), { 'Retry-After': String(retryAfter) }];
+			})
+			.get('/jobs/b')
+			.reply(() => {
+				arrivals.b.push(now());
+				return [200, ok({ id: 'b' }), rate(7, reset)];
+			})
+			.get('/jobs/a')
+			.reply(() => {
+				arrivals.a.push(now());
+				return [200, ok({ id: 'a' }), rate(6, reset)];
+			});
+		await call(
+			async function () {
+				await getIn(this, '/balance'); // the window is known: both may leave at once
+				return await Promise.all([getIn(this, '/jobs/a'), getIn(this, '/jobs/b')]);
+			},
+			TEST_KEY,
+			BASE,
+			// the node run's first read of the credential, /balance, /jobs/a at once; /jobs/b takes 50 ms
+			[0, 0, 0, 50],
+		);
+		expect(arrivals.b).toHaveLength(1);
+		expect(arrivals.b[0] - told).toBeGreaterThanOrEqual(retryAfter * 1000 + PACING.holdMarginMs);
 	});
 
 	it('the margin past a Retry-After is not judged against Max Rate-Limit Wait', async () => {
