@@ -19,7 +19,7 @@ import type { TriggerCursor, WalkSummary } from './cursor';
 import { STALE_MS, advanceCursor, readCursor } from './cursor';
 
 /** Pages a manual test run reads at most to find a sample. */
-export const SAMPLE_PAGES = 3;
+const SAMPLE_PAGES = 3;
 /** Share of n8n's poll budget spent listing, then spent downloading, before leaving the rest. */
 const WALK_SHARE = 0.4;
 const EMIT_SHARE = 0.7;
@@ -44,17 +44,17 @@ export interface TriggerSettings {
 	maxWaitSeconds?: number;
 }
 
-export function matches(job: ListedJob, settings: TriggerSettings): boolean {
+function matches(job: ListedJob, settings: TriggerSettings): boolean {
 	if (!settings.states.includes(job.state)) return false;
 	return settings.modes.length === 0 || settings.modes.includes(String(job.input?.mode ?? ''));
 }
 
-export function createdAtOf(job: ListedJob): number {
+function createdAtOf(job: ListedJob): number {
 	const value = Number(job.createdAt);
 	return Number.isFinite(value) ? value : 0;
 }
 
-export function finishOrder(a: ListedJob, b: ListedJob): number {
+function finishOrder(a: ListedJob, b: ListedJob): number {
 	return (
 		Number(a.updatedAt) - Number(b.updatedAt) ||
 		createdAtOf(a) - createdAtOf(b) ||
@@ -76,7 +76,7 @@ function jobPages(ctx: IPollFunctions, settings: TriggerSettings): AsyncGenerato
  * Reads GET /jobs newest first until a page ends below the floor (`floorFor` gets the newest
  * createdAt listed), the list ends, or the time for listing is used up.
  */
-export async function walkJobs(
+async function walkJobs(
 	ctx: IPollFunctions,
 	settings: TriggerSettings,
 	floorFor: (newestListed: number) => number,
@@ -115,7 +115,7 @@ export async function walkJobs(
  * An open job the walk did not reach, read by id (or from a read of it in this process less than 5 s
  * ago); undefined when it no longer exists.
  */
-export async function readOpenJob(
+async function readOpenJob(
 	ctx: IPollFunctions,
 	id: string,
 	settings: TriggerSettings,
@@ -133,7 +133,7 @@ export async function readOpenJob(
 
 // ---- The poll ----
 
-export function readSettings(ctx: IPollFunctions): TriggerSettings {
+function readSettings(ctx: IPollFunctions): TriggerSettings {
 	const jobState = ctx.getNodeParameter('jobState', 'both') as string;
 	const modes = ctx.getNodeParameter('modes', []) as string[];
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;

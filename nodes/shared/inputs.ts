@@ -59,7 +59,7 @@ export function readId(
 	return id;
 }
 
-export function isValidIdempotencyKey(key: string): boolean {
+function isValidIdempotencyKey(key: string): boolean {
 	return KEY_RE.test(key);
 }
 

@@ -54,7 +54,7 @@ function plainRun(_ctx: IExecuteFunctions, scope: RunScope): RunScope & RunHooks
 }
 
 /** The json of a failed item under "Continue On Fail": English message, service code and request id. */
-export function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
+function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
 	const e = error as {
 		message?: string;
 		description?: string;

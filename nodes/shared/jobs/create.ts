@@ -76,7 +76,7 @@ function expiryOf(capabilities: IDataObject, at: number): number {
 }
 
 /** GET /capabilities (public endpoint: spends nothing), shared by the process's runs on the key. */
-export async function capabilitiesOf(
+async function capabilitiesOf(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<IDataObject> {
@@ -100,7 +100,7 @@ export async function capabilitiesOf(
  * An answer says the capabilities changed (a create or quote refused with 503 engine_unavailable or 422
  * mode_unavailable): the next run reads them again.
  */
-export async function forgetCapabilitiesOn(ctx: IExecuteFunctions, error: unknown): Promise<void> {
+async function forgetCapabilitiesOn(ctx: IExecuteFunctions, error: unknown): Promise<void> {
 	const code = (error as { context?: IDataObject } | undefined)?.context?.errorCode;
 	if (code !== 'engine_unavailable' && code !== 'mode_unavailable') return;
 	const { serviceKey } = await resolveService(ctx);
@@ -247,7 +247,7 @@ function priceNote(capabilities: IDataObject, input: IDataObject): string {
  * (naming the real cause) or the job would reserve more than `maxCredits` (when set). Returns the quote,
  * which the run's budget (Max Credits for This Run) uses too.
  */
-export async function guardCost(
+async function guardCost(
 	ctx: IExecuteFunctions,
 	input: IDataObject,
 	maxCredits: number | undefined,

@@ -192,7 +192,7 @@ function merge(view: RecentView, jobs: readonly Job[], at: number, listed: boole
  * Jobs the process was just told about (a create, a read, any list): kept in the key's view if it has
  * one (a new job of this process is in the view at once; a known one gets its newer state).
  */
-export function noteJobs(serviceKey: string, jobs: readonly Job[], at: number): void {
+function noteJobs(serviceKey: string, jobs: readonly Job[], at: number): void {
 	const view = processRecentJobs.views.get(serviceKey);
 	if (view) merge(view, jobs, at, false);
 }
@@ -285,7 +285,7 @@ export const ESTIMATE_MEMORY = {
 };
 
 /** No job of the same mode and duration seen finished: the guess (a Wait for Job after it polls on). */
-export const FALLBACK_ESTIMATE_SECONDS = 120;
+const FALLBACK_ESTIMATE_SECONDS = 120;
 
 /** One succeeded job's duration and when it ended. */
 interface Sample {

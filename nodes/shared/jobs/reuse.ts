@@ -40,7 +40,7 @@ export interface ExecutionContextFields {
 }
 
 /** n8n's execution context (`getExecutionContext()`, n8n 2.x), or undefined on versions without it. */
-export function executionContextOf(ctx: IExecuteFunctions): ExecutionContextFields | undefined {
+function executionContextOf(ctx: IExecuteFunctions): ExecutionContextFields | undefined {
 	const getContext = (ctx as Partial<IExecuteFunctions>).getExecutionContext;
 	if (typeof getContext !== 'function') return undefined;
 	return (getContext.call(ctx) as ExecutionContextFields | undefined) ?? undefined;
@@ -53,7 +53,7 @@ export function executionContextOf(ctx: IExecuteFunctions): ExecutionContextFiel
  * called through the MCP Server Trigger has neither (it runs before n8n creates the call's execution),
  * so the anchor is the same for every such call: toolCallOf tells them apart.
  */
-export function executionAnchor(ctx: IExecuteFunctions): string {
+function executionAnchor(ctx: IExecuteFunctions): string {
 	const context = executionContextOf(ctx);
 	if (context && typeof context.establishedAt === 'number') {
 		return `${String(context.source ?? '')}@${context.establishedAt}`;
@@ -123,7 +123,7 @@ export function deriveIdempotencyKey(
 }
 
 /** The mode of the run this execution recovers: n8n 2.x keeps the root's in every Retry; else this run's. */
-export function rootMode(ctx: IExecuteFunctions): string {
+function rootMode(ctx: IExecuteFunctions): string {
 	const source = executionContextOf(ctx)?.source;
 	return typeof source === 'string' ? source : ctx.getMode();
 }
@@ -393,7 +393,7 @@ const fallbackRecords = processStore('usedJobs', new Map<string, UsedJob[]>(), (
 	map.clear(),
 );
 
-export function recordOf(ctx: IExecuteFunctions): UsedJob[] {
+function recordOf(ctx: IExecuteFunctions): UsedJob[] {
 	const getContext = (ctx as Partial<IExecuteFunctions>).getContext;
 	if (typeof getContext === 'function') {
 		try {
@@ -413,7 +413,7 @@ export function recordOf(ctx: IExecuteFunctions): UsedJob[] {
 	return record;
 }
 
-export function nodeKey(ctx: IExecuteFunctions): string {
+function nodeKey(ctx: IExecuteFunctions): string {
 	const node = ctx.getNode();
 	return node.id ?? node.name;
 }
@@ -439,7 +439,7 @@ function runIndexOf(ctx: IExecuteFunctions): number {
 }
 
 /** Jobs this node used in an earlier try of this execution (the record came with n8n's Retry). */
-export function usedByThisNodeEarlier(ctx: IExecuteFunctions): Set<string> {
+function usedByThisNodeEarlier(ctx: IExecuteFunctions): Set<string> {
 	const execution = ctx.getExecutionId() ?? '';
 	const node = nodeKey(ctx);
 	return new Set(

@@ -16,7 +16,7 @@ import { stopFollowing } from './watch';
 export const DOWNLOAD_CONCURRENCY = 4;
 
 /** A small FIFO limiter built on promises (no timers). */
-export class Limiter {
+class Limiter {
 	private active = 0;
 	private readonly queue: Array<() => void> = [];
 

@@ -126,7 +126,7 @@ export async function downloadJobOutput(
 	});
 }
 
-export function failedJobError(ctx: IExecuteFunctions, job: Job, itemIndex: number) {
+function failedJobError(ctx: IExecuteFunctions, job: Job, itemIndex: number) {
 	const error = new NodeOperationError(
 		ctx.getNode(),
 		`Job ${job.id} failed with error code "${job.errorCode ?? 'unknown'}". Its whole reservation (${job.reservedCredits} credits) was returned; nothing was charged.`,
@@ -144,7 +144,7 @@ export interface FinishOptions {
 }
 
 /** The output item of a job that ended: it and its MP4 when it succeeded; an error when it failed. */
-export async function finishedItem(
+async function finishedItem(
 	ctx: IExecuteFunctions,
 	job: Job,
 	itemIndex: number,

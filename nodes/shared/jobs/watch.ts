@@ -44,7 +44,7 @@ export interface FollowOptions {
 }
 
 /** A follower's cancellation (its execution was cancelled): the job, if any, keeps running. */
-export function cancelledError(
+function cancelledError(
 	ctx: IExecuteFunctions,
 	jobId: string | undefined,
 	itemIndex: number,
@@ -61,7 +61,7 @@ export function cancelledError(
 }
 
 /** A follower's timeout: the job keeps running. */
-export function timeoutError(
+function timeoutError(
 	ctx: IExecuteFunctions,
 	jobId: string,
 	follower: Pick<FollowOptions, 'itemIndex' | 'timeoutMinutes'>,
@@ -116,7 +116,7 @@ export interface ViewWish {
 }
 
 /** A look serves everyone waiting on it: it accepts the longest Max Rate-Limit Wait among them. */
-export function patience(values: Array<number | undefined>): number {
+function patience(values: Array<number | undefined>): number {
 	return Math.max(...values.map((v) => v ?? RETRY_POLICY.defaultMaxWaitSeconds));
 }
 
@@ -179,7 +179,7 @@ export interface LookRequest {
  * show are read by their own GET. Every job seen is remembered (rememberJobs), and the list look is
  * noted for the key's recent-jobs view (noteListLook). Returns the followed jobs it saw.
  */
-export async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise<Job[]> {
+async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise<Job[]> {
 	const { followed, since, itemIndex, maxWaitSeconds, stillFollowed } = request;
 	const { serviceKey } = await resolveService(ctx, itemIndex);
 	const unseen = new Set(followed.keys());
@@ -226,7 +226,7 @@ export async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): 
  * case, with what it could read (at most MAX_VIEW_PAGES pages). `wishes` is read as it is now (a wish
  * removes itself from its watcher's list as it settles).
  */
-export function grantWishes(
+function grantWishes(
 	serviceKey: string,
 	wishes: readonly ViewWish[],
 	asked: readonly ViewWish[],

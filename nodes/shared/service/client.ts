@@ -227,7 +227,7 @@ export async function* listPages<T = IDataObject>(
 }
 
 /** Exponential backoff with jitter: attempt 1 → 250–500 ms, 2 → 500–1000 ms, … */
-export function backoffMs(attempt: number): number {
+function backoffMs(attempt: number): number {
 	const exp = RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1);
 	return Math.round(exp / 2 + clock.random() * (exp / 2));
 }
@@ -526,7 +526,7 @@ function isStream(body: unknown): boolean {
 }
 
 /** Error bodies of streamed responses are read as text so they can be parsed. */
-export async function readBody(response: RawResponse): Promise<RawResponse> {
+async function readBody(response: RawResponse): Promise<RawResponse> {
 	if (!isStream(response.body)) return response;
 	try {
 		const chunks: Buffer[] = [];

@@ -27,7 +27,7 @@ const SIGNATURES: Record<MimeType, (head: Buffer) => boolean> = {
 		b.length >= 4 && b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3,
 };
 
-export function signatureMatches(mimeType: MimeType, head: Buffer): boolean {
+function signatureMatches(mimeType: MimeType, head: Buffer): boolean {
 	return SIGNATURES[mimeType](head);
 }
 
@@ -35,7 +35,7 @@ export function signatureMatches(mimeType: MimeType, head: Buffer): boolean {
  * Percent-encodes a file name like encodeURIComponent and keeps it within 180 characters,
  * shortening the name before its extension by whole characters, so no escape is ever cut.
  */
-export function encodeFileName(fileName: string, max = MAX_FILENAME_CHARS): string {
+function encodeFileName(fileName: string, max = MAX_FILENAME_CHARS): string {
 	const encoded = encodeURIComponent(fileName);
 	if (encoded.length <= max) return encoded;
 	const dot = fileName.lastIndexOf('.');
@@ -60,7 +60,7 @@ export interface UploadSource {
 }
 
 /** sha256, size and first bytes of a stream, holding one chunk at a time. */
-export async function hashStream(
+async function hashStream(
 	stream: BinaryStream,
 ): Promise<{ sha256: string; size: number; head: Buffer }> {
 	const hash = createHash('sha256');

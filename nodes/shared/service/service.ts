@@ -77,11 +77,6 @@ export interface ServiceTarget {
  */
 const targets = runStore<object, ServiceTarget>('serviceOfRun');
 
-/** The service of a node run whose credential was already read (undefined before its first request). */
-export function knownService(ctx: ServiceContext): ServiceTarget | undefined {
-	return targets.get(ctx);
-}
-
 export async function resolveService(
 	ctx: ServiceContext,
 	itemIndex?: number,

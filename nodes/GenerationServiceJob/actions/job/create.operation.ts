@@ -21,7 +21,7 @@ import type { JobRun } from '../../../shared/jobs/run';
 import { readWaitOptions } from '../../../shared/jobs/wait';
 
 /** Default look-back of "Reuse Identical Recent Job". */
-export const DEFAULT_REUSE_MINUTES = 60;
+const DEFAULT_REUSE_MINUTES = 60;
 
 const properties: INodeProperties[] = [
 	...jobInputFields(),
