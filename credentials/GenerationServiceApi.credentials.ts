@@ -62,14 +62,16 @@ export class GenerationServiceApi implements ICredentialType {
 		};
 	}
 
-	// GET /me needs no scope, so a read-only key passes the test too.
+	// GET /me needs no scope, so a read-only key passes the test too. n8n shows a rule's message instead of its
+	// own bare words ("Unauthorized", "Not Found", or "Connection successful!" for a page that is not the
+	// service): the rules name the likely mistake and what to do.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/me',
 			method: 'GET',
 		},
-		// n8n shows this instead of the bare "Unauthorized" when the service refuses the key
+		// n8n types the rules as a list of one kind; its credential test reads each rule by its type
 		rules: [
 			{
 				type: 'responseCode',
@@ -79,6 +81,24 @@ export class GenerationServiceApi implements ICredentialType {
 						'The service did not accept this API key (invalid, expired or revoked). Paste the secret key from the dashboard (svc_sk_key_…) or create a new key.',
 				},
 			},
-		],
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Nothing answers GET /me at this Base URL: it must be the service address ending in /v1, e.g. https://api.example.com/v1 (the local emulator: http://127.0.0.1:4010/v1).',
+				},
+			},
+			{
+				// a web page, a proxy or another API answered: no `data` in its answer, which the service always has
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'data',
+					value: undefined,
+					message:
+						"Something answered at this Base URL, but not the Generation Service (a web page or a proxy?): its answer to GET /me is not the service's JSON. Use the service's API address ending in /v1.",
+				},
+			},
+		] as unknown as ICredentialTestRequest['rules'],
 	};
 }

@@ -58,6 +58,83 @@ describe('credential', () => {
 		expect(apiKey?.description).toContain('server-side use only');
 	});
 
+	describe("the credential's Test button says what is wrong", () => {
+		type Rule = { type: string; properties: { value?: unknown; key?: string; message: string } };
+		const rules = credential.test.rules as unknown as Rule[];
+
+		/**
+		 * The credential's test as n8n's credential test runs it: its request (GET /me below the Base URL
+		 * without trailing slashes) with n8n's helper; an error status meets the responseCode rules, a success
+		 * the responseSuccessBody rules; else n8n's own words.
+		 */
+		async function testCredential(apiKey: string, baseUrl: string): Promise<string> {
+			let outcome = 'Connection successful!';
+			await runNode({
+				node: probeNode(async function () {
+					try {
+						const response = (await this.helpers.httpRequestWithAuthentication.call(
+							this,
+							'generationServiceApi',
+							{
+								baseURL: baseUrl.replace(/\/+$/, ''),
+								url: '/me',
+								method: 'GET',
+								returnFullResponse: true,
+							},
+						)) as { body: unknown };
+						const body = response.body as Record<string, unknown> | string;
+						for (const rule of rules.filter((r) => r.type === 'responseSuccessBody')) {
+							const value =
+								typeof body === 'object' && body !== null ? body[rule.properties.key!] : undefined;
+							if (value === rule.properties.value) outcome = rule.properties.message;
+						}
+					} catch (error) {
+						const status = Number((error as { httpCode?: string }).httpCode);
+						const rule = rules.find(
+							(r) => r.type === 'responseCode' && r.properties.value === status,
+						);
+						outcome = rule ? rule.properties.message : `n8n's own words (HTTP ${status})`;
+					}
+					return {};
+				}),
+				parameters: {},
+				credentials: { apiKey, baseUrl },
+			});
+			return outcome;
+		}
+
+		it('a Base URL without /v1: nothing answers GET /me there', async () => {
+			nock('https://api.gen.test').get('/me').reply(404, { message: 'Route GET:/me not found' });
+			expect(await testCredential(TEST_KEY, 'https://api.gen.test/')).toBe(
+				'Nothing answers GET /me at this Base URL: it must be the service address ending in /v1, e.g. https://api.example.com/v1 (the local emulator: http://127.0.0.1:4010/v1).',
+			);
+		});
+
+		it('a web page or a proxy instead of the service', async () => {
+			nock(BASE).get('/me').reply(200, '<!DOCTYPE html><html><body>n8n</body></html>', {
+				'Content-Type': 'text/html',
+			});
+			expect(await testCredential(TEST_KEY, BASE)).toMatch(
+				/^Something answered at this Base URL, but not the Generation Service \(a web page or a proxy\?\)/,
+			);
+		});
+
+		it('a wrong key', async () => {
+			// n8n's helper asks once more after a 401 (for credentials that refresh a token)
+			nock(BASE).get('/me').times(2).reply(401, errorBody('invalid_api_key'));
+			expect(await testCredential(TEST_KEY, BASE)).toMatch(
+				/^The service did not accept this API key/,
+			);
+		});
+
+		it('the service itself, with a good key', async () => {
+			nock(BASE)
+				.get('/me')
+				.reply(200, ok({ userId: 'u1', authKind: 'api_key' }));
+			expect(await testCredential(TEST_KEY, `${BASE}/`)).toBe('Connection successful!');
+		});
+	});
+
 	it('sends Authorization: Bearer <key> to the base URL', async () => {
 		const scope = nock(BASE)
 			.get('/me')
