@@ -25,20 +25,3 @@ export const ASPECT_RATIOS = ['9:16', '16:9', '1:1'] as const;
 
 /** "Max Wait as a Tool (Seconds)" by default: below the 60 s an MCP client waits for an answer by default. */
 export const DEFAULT_MAX_TOOL_WAIT_SECONDS = 45;
-
-/** Which scope each API area needs, used to name it in `insufficient_scope` errors. */
-const SCOPE_BY_PATH: Array<[RegExp, string, string]> = [
-	[/^\/balance/, 'GET', 'balance:read'],
-	[/^\/usage/, 'GET', 'usage:read'],
-	[/^\/assets/, 'GET', 'assets:read'],
-	[/^\/assets/, 'POST', 'assets:write'],
-	[/^\/assets/, 'DELETE', 'assets:write'],
-	[/^\/personas/, 'GET', 'personas:read'],
-	[/^\/jobs/, 'GET', 'jobs:read'],
-	[/^\/jobs/, 'POST', 'jobs:write'],
-];
-
-export function scopeFor(method: string, path: string): string | undefined {
-	const found = SCOPE_BY_PATH.find(([re, m]) => m === method.toUpperCase() && re.test(path));
-	return found?.[2];
-}

@@ -42,7 +42,7 @@ const SCOPE_BY_PATH: Array<[RegExp, string, string]> = [
 	[/^\/jobs/, 'POST', 'jobs:write'],
 ];
 
-export function scopeFor(method: string, path: string): string | undefined {
+function scopeFor(method: string, path: string): string | undefined {
 	const found = SCOPE_BY_PATH.find(([re, m]) => m === method.toUpperCase() && re.test(path));
 	return found?.[2];
 }
