@@ -1,5 +1,5 @@
 // Never paying twice for one intent. An intent is what a Create item asks for, in its execution: its
-// Idempotency-Key is derived from it (the same in the transport's retries, n8n's Retry On Fail and n8n's
+// Idempotency-Key is derived from it (the same in the client's retries, n8n's Retry On Fail and n8n's
 // Retry of the execution), so the service replays the job instead of charging again. In runs that most
 // likely repeat one that failed or was cut off (n8n's Retry, a webhook called again), a recent job of the
 // same input is picked up instead of creating one, and the key comes from the intent across executions.
@@ -95,7 +95,7 @@ export function toolCallOf(ctx: IExecuteFunctions, itemIndex: number): string {
 
 /**
  * One key per intent: the same root execution, node, item and request body always give the same
- * key, so the transport's own retries, n8n's "Retry On Fail" and n8n's Retry of a failed (or
+ * key, so the client's own retries, n8n's "Retry On Fail" and n8n's Retry of a failed (or
  * crashed) execution reuse it, and the service answers `replayed: true` instead of creating a
  * second job. A new run of the workflow is a new intent: it gets a new key. As a tool, each call is an
  * intent: its key also names the call (toolCallOf), kept by every try of that call.
@@ -263,7 +263,7 @@ function lookUpBegan(run: JobRun): number {
 
 /**
  * Jobs created in the last `lookBackMs`, newest first, from the key's recent-jobs view that every
- * execution of the process shares (watcher.ts recentJobsOf: at most one list look per poll interval for
+ * execution of the process shares (watch.ts recentJobsOf: at most one list look per poll interval for
  * the key, plus every job the process created or read since), from a list look sent at or after
  * `freshAfter`. What the item saw is kept for its key (failedOfInput).
  */

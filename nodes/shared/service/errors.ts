@@ -15,7 +15,7 @@ export interface ServiceErrorInfo {
 	detail?: string;
 	requestId: string | null;
 	retryAfterSeconds?: number;
-	/** When the wait ends (ms since epoch), as measured by the transport's clock. */
+	/** When the wait ends (ms since epoch), as measured by the package's clock. */
 	retryAt?: number;
 }
 
