@@ -76,10 +76,7 @@ function expiryOf(capabilities: IDataObject, at: number): number {
 }
 
 /** GET /capabilities (public endpoint: spends nothing), shared by the process's runs on the key. */
-async function capabilitiesOf(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-): Promise<IDataObject> {
+async function capabilitiesOf(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const { serviceKey } = await resolveService(ctx, itemIndex);
 	const { answers, pending } = processCapabilities;
 	const known = answers.get(serviceKey);

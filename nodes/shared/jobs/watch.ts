@@ -44,11 +44,7 @@ export interface FollowOptions {
 }
 
 /** A follower's cancellation (its execution was cancelled): the job, if any, keeps running. */
-function cancelledError(
-	ctx: IExecuteFunctions,
-	jobId: string | undefined,
-	itemIndex: number,
-) {
+function cancelledError(ctx: IExecuteFunctions, jobId: string | undefined, itemIndex: number) {
 	const error = new NodeOperationError(
 		ctx.getNode(),
 		jobId
