@@ -256,16 +256,22 @@ const HELD_AT_SEND = 'GenerationServiceHeldAtSend';
 export function checkAtSend(requestOptions: object): void {
 	const mayLeave = atSend.get(requestOptions);
 	if (!mayLeave || mayLeave()) return;
-	const error = new Error('held back: the key was held or refused after the request was let go');
+	const error = new Error(
+		`${HELD_AT_SEND}: held back, the key was held or refused after the request was let go`,
+	);
 	error.name = HELD_AT_SEND;
 	throw error;
 }
 
-/** Whether n8n's helper threw because checkAtSend held the request back (n8n wraps the error). */
+/**
+ * Whether n8n's helper threw because checkAtSend held the request back: n8n wraps the error (as its cause, or
+ * only its message, depending on the version).
+ */
 function heldAtSend(error: unknown, depth = 0): boolean {
 	if (depth > 6 || typeof error !== 'object' || error === null) return false;
 	const e = error as Record<string, unknown>;
 	if (e.name === HELD_AT_SEND) return true;
+	if (typeof e.message === 'string' && e.message.startsWith(HELD_AT_SEND)) return true;
 	return ['cause', 'errorResponse', 'error', 'reason'].some((key) => heldAtSend(e[key], depth + 1));
 }
 
