@@ -22,6 +22,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { freePort } from '../../tools/lib/net.mjs';
 import { CREDENTIAL, OWNER_LOGIN, startLocal } from '../../tools/lib/local-editor.mjs';
 import { screenshotFolder } from '../../tools/lib/screenshots.mjs';
+import { pause, waitUntil } from '../../tools/lib/wait.mjs';
 import { getJob, manualTrigger, workflow } from '../../tools/lib/workflow.mjs';
 import {
 	VIEWPORT,
@@ -34,8 +35,6 @@ import {
 	shotOf,
 	shotOfParameters,
 	signIn,
-	sleep,
-	waitFor,
 } from './browser.mjs';
 import {
 	formStates,
@@ -259,7 +258,8 @@ if (e2eHosts().includes('2')) {
 						const want = s.shownNames;
 						// the form renders in a few frames: read until it matches (bounded, then report what it shows)
 						let got = [];
-						await waitFor(
+						await waitUntil(
+							`the form of ${s.key}`,
 							async () => {
 								got = await readFormNames(page);
 								return sameSet(got, want);
@@ -347,7 +347,7 @@ if (e2eHosts().includes('2')) {
 						await modal.locator('input[type="password"]').count(),
 						'API key field is masked',
 					);
-					await sleep(300); // the banner's fade-in
+					await pause(300); // the banner's fade-in
 					const dialog = modal.locator('.el-dialog').first();
 					await shotOf(page, (await dialog.count()) ? dialog : modal, credentialShot, 0);
 					// the Test button ("Retry") tests again
@@ -390,7 +390,7 @@ if (e2eHosts().includes('2')) {
 					const jobsBefore = local.emu.control.jobs().length;
 					await openWorkflow(page, local.base, 'gsCharacterReplace');
 					await page.keyboard.press('1'); // zoom to fit
-					await sleep(800);
+					await pause(800);
 					await page.mouse.move(5, VIEWPORT.height - 5);
 					// the canvas names operations and modes by their labels (the nodes' subtitle expressions)
 					const onCanvas = (name) =>
@@ -406,14 +406,15 @@ if (e2eHosts().includes('2')) {
 					await page.locator('[data-test-id="execute-workflow-button"]').click();
 					// finished when the last node has written the MP4 of the job to the output folder
 					let job;
-					await waitFor(
+					await waitUntil(
+						'the MP4 of the run on disk',
 						() => {
 							// the emulator lists jobs newest first: this run's are the first ones
 							const jobs = local.emu.control.jobs();
 							job = jobs.slice(0, jobs.length - jobsBefore).find((j) => j.state === 'succeeded');
 							return job && fs.existsSync(path.join(local.outputDir, `${job.id}.mp4`));
 						},
-						{ timeoutMs: 180_000, what: 'the MP4 of the run on disk' },
+						{ timeoutMs: 180_000 },
 					);
 					t.diagnostic(`run from the editor: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 					await expectMp4InOutput(page, 'Wait for Job', job.id);
@@ -496,7 +497,8 @@ async function canvasIssues(page) {
 		if (!(await icon.isVisible().catch(() => false))) continue;
 		await icon.hover();
 		// n8n's tooltip (after 500 ms): "Issues" and one "- …" line per issue, read as shown
-		const text = await waitFor(
+		const text = await waitUntil(
+			`the issues tooltip of "${name}"`,
 			() =>
 				page.evaluate(() => {
 					for (const el of document.querySelectorAll('body *')) {
@@ -505,14 +507,14 @@ async function canvasIssues(page) {
 					}
 					return null;
 				}),
-			{ timeoutMs: 10_000, what: `the issues tooltip of "${name}"` },
+			{ timeoutMs: 10_000 },
 		);
 		found[name] = text
 			.split('\n')
 			.map((l) => l.replace(/^[\s•-]+/, '').trim())
 			.filter((l) => l && !/^issues:?$/i.test(l));
 		await page.mouse.move(0, 0);
-		await sleep(300);
+		await pause(300);
 	}
 	return found;
 }
@@ -571,12 +573,13 @@ async function shotOfNodeSearch(page, file) {
 	await search.waitFor({ timeout: 20_000 });
 	await search.fill('Generation Service');
 	const names = page.locator('[data-test-id="node-creator-item-name"]');
-	await waitFor(
+	await waitUntil(
+		'the five nodes in the node search',
 		async () =>
 			(await names.allInnerTexts()).filter((n) => n.includes('Generation Service')).length >= 5,
-		{ timeoutMs: 20_000, what: 'the five nodes in the node search' },
+		{ timeoutMs: 20_000 },
 	);
-	await sleep(300);
+	await pause(300);
 	const box = await page.locator('[data-test-id="node-creator"]').boundingBox();
 	const bottom = await names.last().evaluate((el) => {
 		const item =
