@@ -1,11 +1,11 @@
 // Where the editor suite writes the screenshots README and docs/nodes.md show. `npm test` must leave the work
 // tree clean (release-it, which `npm run release` runs, wants a clean tree), so by default they go to a new
 // temporary folder; `npm run screenshots` (GS_EDITOR_SHOTS=update) writes them into docs/images/ to commit.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { runAttached } from './process.mjs';
 import { REPO } from './repo.mjs';
 
 /** The tracked folder of the docs' images. */
@@ -24,14 +24,8 @@ export const SCREENSHOTS_RUN = {
 };
 
 /** `npm run screenshots`: SCREENSHOTS_RUN in this process group; its exit code. */
-export function updateScreenshots() {
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, SCREENSHOTS_RUN.args, {
-			cwd: REPO,
-			env: { ...process.env, ...SCREENSHOTS_RUN.env },
-			stdio: 'inherit',
-		});
-		child.once('error', reject);
-		child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+export const updateScreenshots = () =>
+	runAttached(process.execPath, SCREENSHOTS_RUN.args, {
+		cwd: REPO,
+		env: { ...process.env, ...SCREENSHOTS_RUN.env },
 	});
-}

@@ -2,7 +2,6 @@
 // stopping at the first that fails (scripts/test.mjs is the command). Before a run that includes the real-n8n
 // suites it says what they install on this machine and whether it is there already, so nobody meets an
 // apt-get or a 4.6 GB download unannounced.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -10,6 +9,7 @@ import { findBrowser } from './browser-path.mjs';
 import { cacheDir } from './cache.mjs';
 import { APT_PACKAGES } from './host-advice.mjs';
 import { HOSTS, NODE24 } from './hosts.mjs';
+import { runAttached } from './process.mjs';
 import { VERDACCIO_VERSION } from './registry.mjs';
 import { findRedisServer } from './redis.mjs';
 import { REPO } from './repo.mjs';
@@ -111,16 +111,9 @@ export async function runTestSteps(
 		const [file, args] = step.command();
 		print(`── ${name}: ${step.help}`);
 		const t0 = Date.now();
-		// in this process group, output straight through: a terminal's Ctrl-C reaches the step as it would
-		// reach `npm run <step>`
-		const code = await new Promise((resolve, reject) => {
-			const child = spawn(file, args, {
-				cwd: REPO,
-				env: { ...process.env, ...step.env?.() },
-				stdio: 'inherit',
-			});
-			child.once('error', reject);
-			child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+		const code = await runAttached(file, args, {
+			cwd: REPO,
+			env: { ...process.env, ...step.env?.() },
 		});
 		if (code !== 0) {
 			print(`── ${name} failed (exit ${code}) after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
