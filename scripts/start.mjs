@@ -82,7 +82,7 @@ async function main({ options }) {
 			`  settings     ${describeDefaults('2')}`,
 			`  MCP server   ${local.base}/mcp/${LOCAL_MCP.path} (Authorization: Bearer ${LOCAL_MCP.token})`,
 			`  video links  ${local.base}/webhook/gs-video?job=<job id> (log in ${LOCAL_VIDEO_LINKS.user} / ${LOCAL_VIDEO_LINKS.password})`,
-			`  workflows    ${local.base}/home/workflows`,
+			`  workflows    ${local.base}/home/workflows (${local.base}/ opens it too)`,
 			`  also         ${others.map((w) => `"${w.name}"`).join('\n               ')}`,
 			`  user folder  ${local.userFolder} (kept between starts; delete it to start over)`,
 			'',

@@ -153,12 +153,18 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 			t.diagnostic(
 				`the printed URL opens "${shown}" after the login (title "${await page.title()}")`,
 			);
-			// the printed workflow list: n8n's list with the examples (the base URL may open another page)
+			// the printed workflow list: n8n's list with the examples
 			const workflowsUrl = /workflows\s+(\S+)/.exec(out)?.[1];
 			assert.equal(workflowsUrl, `${base}/home/workflows`, out);
 			await page.goto(workflowsUrl, { waitUntil: 'domcontentloaded' });
 			await page.getByText(shown, { exact: true }).first().waitFor();
 			assert.equal(new URL(page.url()).pathname, '/home/workflows');
+			// the bare URL, as a newcomer types it: the same list (n8n 2.41.1 would open its blank AI assistant
+			// page, /assistant, with the module instance-ai on; local-editor.mjs turns it off)
+			await page.goto(`${base}/`, { waitUntil: 'domcontentloaded' });
+			await page.getByText(shown, { exact: true }).first().waitFor();
+			assert.equal(new URL(page.url()).pathname, '/home/workflows');
+			t.diagnostic(`the bare URL ${base}/ opens ${new URL(page.url()).pathname}`);
 		} finally {
 			await close();
 		}
