@@ -60,13 +60,22 @@ export function nodeKind(wf, name) {
 	return isTarget ? 'configurable' : 'default';
 }
 
-/** What a node takes on the canvas: its box and the label band below it, [{ x, y, w, h }]. */
+/** The width of the bolt the editor draws left of a trigger (a node with no input). */
+export const TRIGGER_BOLT = 48;
+
+/** What a node takes on the canvas: its box, the label band below it and a trigger's bolt, [{ x, y, w, h }]. */
 export function nodeRects(wf, node) {
 	const [w, h] = NODE_SIZE[nodeKind(wf, node.name)];
 	const [x, y] = node.position;
+	const isInput = Object.values(wf.connections ?? {}).some((byType) =>
+		(byType.main ?? []).some((list) => (list ?? []).some((c) => c.node === node.name)),
+	);
 	return [
 		{ x, y, w, h },
 		{ x: x + w / 2 - LABEL.width / 2, y: y + h, w: LABEL.width, h: LABEL.height },
+		...(isInput || nodeKind(wf, node.name) === 'configuration'
+			? []
+			: [{ x: x - TRIGGER_BOLT, y, w: TRIGGER_BOLT, h }]),
 	];
 }
 
