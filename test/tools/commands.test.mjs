@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 
+import { codeOf, scriptsNamed } from '../../tools/lib/doc-links.mjs';
 import { REPO } from '../../tools/lib/repo.mjs';
 
 const PRELOAD = path.join(REPO, 'test', 'tools', 'fixtures', 'refuse-starts.mjs');
@@ -172,16 +173,20 @@ describe('every command: --help and a wrong argument', { concurrency: 3 }, () =>
 
 it('README.md and CONTRIBUTING.md name no command this test leaves out', () => {
 	// what the docs show as commands: code blocks and code spans
-	const docs = ['README.md', 'CONTRIBUTING.md']
-		.map((f) => fs.readFileSync(path.join(REPO, f), 'utf8'))
-		.flatMap((text) => [...text.matchAll(/```[a-z]*\n([\s\S]*?)```|`([^`\n]+)`/g)])
-		.map((m) => m[1] ?? m[2])
-		.join('\n');
+	const texts = ['README.md', 'CONTRIBUTING.md'].map((f) =>
+		fs.readFileSync(path.join(REPO, f), 'utf8'),
+	);
 	const covered = new Set(COMMANDS.map((c) => c.argv.join(' ')));
 	const named = new Set([
-		...[...docs.matchAll(/\bnpm (start|test)\b/g)].map((m) => `npm ${m[1]}`),
-		...[...docs.matchAll(/\bnpm run ([a-z][\w:-]*)/g)].map((m) => `npm run ${m[1]}`),
-		...[...docs.matchAll(/\bnode (scripts\/[\w-]+\.mjs)/g)].map((m) => `node ${m[1]}`),
+		...texts
+			.flatMap(scriptsNamed)
+			.map(({ script }) =>
+				['start', 'test'].includes(script) ? `npm ${script}` : `npm run ${script}`,
+			),
+		...texts
+			.flatMap(codeOf)
+			.flatMap(({ code }) => [...code.matchAll(/\bnode (scripts\/[\w-]+\.mjs)/g)])
+			.map((m) => `node ${m[1]}`),
 	]);
 	const left = [...named].filter(
 		(c) => !covered.has(c) && !THIRD_PARTY.some((s) => c === `npm run ${s}`),
