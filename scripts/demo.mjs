@@ -39,7 +39,7 @@ async function main() {
 	say(`    ${emu.baseUrl}`);
 
 	say(
-		`3/5 prepare real n8n (host ${version}; the first run installs it into ~/.cache: about 5 minutes)…`,
+		`3/5 prepare real n8n (host ${version}; the first run installs it into ~/.cache: n8n 2.41.1 took 7 min 36 s on a 2-core machine)…`,
 	);
 	const host = await ensureHost({ version });
 	say(`    n8n ${host.n8nVersion} in ${host.dir}`);
@@ -113,8 +113,8 @@ function nextSteps({ file }) {
 		'  - `npm start` opens a ready n8n editor on this machine: the package installed, a credential',
 		'    pointing at a local emulator and every example imported. It prints the URL and the login;',
 		'    the URL opens this character-replacement workflow (Ctrl-C stops everything).',
-		'  - With your own service: in your n8n, Settings → Community Nodes → Install',
-		'    `n8n-nodes-generation-service`; a credential "Generation Service API" with your Base URL (ending',
+		'  - With your own service: install the package in your n8n (README.md, Installation: no version is',
+		'    on npm yet, so from a release tarball); a credential "Generation Service API" with your Base URL (ending',
 		'    in /v1) and an API key with assets:write, assets:read, jobs:write, jobs:read (a run spends at most',
 		'    20 credits: Max Credits); then Workflows → Import from File → examples/character-replacement.json',
 		'    and set its Paths node (samplesDir, outputDir: folders n8n may read and write).',

@@ -66,7 +66,9 @@ export async function startLocal({
 		jobTiming,
 	});
 
-	log('3/5 prepare n8n 2.x (the first start installs it into ~/.cache: about 5 minutes)…');
+	log(
+		'3/5 prepare n8n 2.x (the first start installs it into ~/.cache: 7 min 36 s on a 2-core machine)…',
+	);
 	await ensureHost({ version: '2' });
 	const firstStart = !fs.existsSync(path.join(userFolder, '.gs-start-ready'));
 	const outputDir = path.join(userFolder, 'output');
