@@ -589,7 +589,7 @@ function canvasLayout(page) {
 			// "Execute workflow" button, shown on hover, and the hover toolbar are transparent until then)
 			const drawn = (x) =>
 				x.matches('[data-test-id="canvas-node"], svg, img, button, [data-test-id*="handle"]') ||
-				[...x.childNodes].some((c) => c.nodeType === Node.TEXT_NODE && c.textContent.trim());
+				[...x.childNodes].some((c) => c.nodeType === 3 /* a text node */ && c.textContent.trim());
 			const parts = [...el.querySelectorAll('*')].filter(
 				(x) =>
 					drawn(x) &&
