@@ -1,8 +1,11 @@
-// The command line of `npm run bench`: the options every run has (--only, --out, --no-write, --help, --doc) and
-// those each part declares in its module (`options`: [{ flags, key, parse, default, fullIf }]). A run is
+// The command line of `npm run bench`, read by tools/lib/cli.mjs: the options every run has (--only, --out,
+// --no-write, --help, --doc) and those each part declares in its module (`options`: [{ flags, key, parse, default,
+// fullIf, help }]). A run is
 // "full" (it writes docs/benchmarks.md) when it runs every part and each option passes its `fullIf` (by
 // default: the option has its default value).
 import path from 'node:path';
+
+import { UsageError, parseCommandLine } from '../tools/lib/cli.mjs';
 
 /** "10,30,60" -> [10, 30, 60] */
 export const numbers = (v) => v.split(',').map(Number);
@@ -14,10 +17,66 @@ export const anyValue = () => true;
 /** Options of the run itself (besides --only, --out, --no-write, --help). */
 const RUN_OPTIONS = [
 	// the previous version, for the parts that compare with it (needsPrevious)
-	{ flags: ['previous'], key: 'previous', parse: (v) => v, default: '6d65147' },
+	{
+		flags: ['previous'],
+		key: 'previous',
+		parse: (v) => v,
+		default: '6d65147',
+		value: 'COMMIT',
+		help: 'the previous version the parts compare with',
+	},
 	// write the chosen parts' own sections (and goal rows) into docs/benchmarks.md (bench/doc-section.mjs)
-	{ flags: ['doc'], key: 'doc', parse: () => true, default: false, fullIf: anyValue },
+	{
+		flags: ['doc'],
+		key: 'doc',
+		boolean: true,
+		default: false,
+		fullIf: anyValue,
+		help: "write the chosen parts' own sections of docs/benchmarks.md (with --only)",
+	},
 ];
+
+/** The command line of `npm run bench` (tools/lib/cli.mjs): the run's options, then each part's. */
+export function benchCommand(parts) {
+	const specs = [...RUN_OPTIONS, ...parts.flatMap((p) => p.options ?? [])];
+	const options = {
+		only: {
+			type: 'string',
+			value: 'PARTS',
+			help: `the parts to run, of ${parts.map((p) => p.name).join(', ')} (default all)`,
+		},
+		out: { type: 'string', value: 'FILE', help: 'write the report there' },
+		'no-write': { type: 'boolean', help: 'write no report (a full run writes docs/benchmarks.md)' },
+	};
+	for (const s of specs)
+		s.flags.forEach((flag, k) => {
+			options[flag] = s.boolean
+				? { type: 'boolean', help: s.help }
+				: {
+						type: 'string',
+						value: s.value ?? (Array.isArray(s.default) ? 'A,B' : 'N'),
+						parse: s.parse,
+						help: k === 0 ? `${s.help}${fmtDefault(s.default)}` : `the old name of --${s.flags[0]}`,
+					};
+		});
+	return {
+		command: 'npm run bench',
+		summary:
+			"Benchmarks in real n8n 2.41.1 against the local emulator: our nodes beside n8n's own (HTTP Request + Wait +\n" +
+			'IF) and beside the previous version of this package. Prints a table per part; a full default run writes\n' +
+			'docs/benchmarks.md with exactly those figures. One n8n process at a time (part 6: one queue-mode stack).',
+		options,
+		notes: [
+			'e.g. npm run bench                              all parts, writes docs/benchmarks.md',
+			'     npm run bench -- --only=requests,batch     some parts; prints only',
+			'     npm run bench -- --only=queue --doc        part 6 alone; replaces only its section, goal rows,',
+			'                                                findings and charts in docs/benchmarks.md',
+		],
+	};
+}
+
+const fmtDefault = (v) =>
+	v === undefined || v === false ? '' : ` (default ${Array.isArray(v) ? v.join(',') : v})`;
 
 const isDefault = (spec) => (value) => String(value) === String(spec.default);
 
@@ -28,24 +87,24 @@ const isDefault = (spec) => (value) => String(value) === String(spec.default);
 export function parseArgs(argv, parts, outDefault) {
 	const partNames = parts.map((p) => p.name);
 	const specs = [...RUN_OPTIONS, ...parts.flatMap((p) => p.options ?? [])];
-	const o = { only: partNames, out: undefined, write: true };
-	for (const s of specs) o[s.key] = s.default;
-	for (const a of argv) {
-		const [k, v = ''] = a.replace(/^--/, '').split('=');
-		const spec = specs.find((s) => s.flags.includes(k));
-		if (k === 'only') o.only = names(v);
-		else if (k === 'out') o.out = v;
-		else if (k === 'no-write') o.write = false;
-		else if (k === 'help' || k === 'h') return { help: true };
-		else if (spec) o[spec.key] = spec.parse(v);
-		else throw new Error(`unknown option ${a}`);
+	const parsed = parseCommandLine(benchCommand(parts), argv);
+	if (parsed.help) return { help: true };
+	const given = parsed.options;
+	const o = {
+		only: given.only === undefined ? partNames : names(given.only),
+		out: given.out,
+		write: !given['no-write'],
+	};
+	for (const s of specs) {
+		const flag = s.flags.find((f) => given[f] !== undefined && given[f] !== false);
+		o[s.key] = flag === undefined ? s.default : given[flag];
 	}
 	for (const p of o.only)
-		if (!partNames.includes(p)) throw new Error(`unknown part ${p} (${partNames})`);
+		if (!partNames.includes(p)) throw new UsageError(`unknown part ${p} (${partNames})`);
 	for (const part of parts) part.check?.(o);
 	const noSection = o.only.filter((p) => !parts.find((x) => x.name === p).docSection);
 	if (o.doc && noSection.length)
-		throw new Error(
+		throw new UsageError(
 			`--doc: ${noSection.join(', ')} ha${noSection.length > 1 ? 've' : 's'} no section of its own in docs/benchmarks.md (only ${parts.filter((p) => p.docSection).map((p) => p.name)}); use --only`,
 		);
 	o.full =

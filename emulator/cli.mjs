@@ -1,50 +1,81 @@
 #!/usr/bin/env node
-// Local Generation Service emulator — `npm run emulator [-- --port N] [-- --state file.json]`.
+// Local Generation Service emulator — `npm run emulator [-- --port N --state file.json]` (--help: the options,
+// read by tools/lib/cli.mjs).
 // Plain JS (not linted by the n8n rules) so it may use process, fs, timers and console.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
+import { UsageError, integer, runCommand } from '../tools/lib/cli.mjs';
 import { startEmulator } from './src/index.ts';
 
-const USAGE = `usage: npm run emulator -- [--port 4010|0] [--state file.json] [--host 127.0.0.1]
-       [--rate-window-ms 60000] [--ip-limit <requests>/<windowMs>] [--min-poll-interval-ms 5000]`;
-
-function integer(name, text) {
-	const n = Number(text);
-	if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer`);
-	return n;
+/** <requests>/<windowMs>, e.g. 100/60000 */
+function ipLimit(text, flag) {
+	const m = /^(\d+)\/(\d+)$/.exec(text);
+	if (!m)
+		throw new UsageError(`${flag} takes <requests>/<windowMs>, e.g. 100/60000, not "${text}"`);
+	return { requests: Number(m[1]), windowMs: Number(m[2]) };
 }
 
-function parseArgs(argv) {
-	const args = { port: 4010, state: null, host: '127.0.0.1', settings: {} };
-	for (let i = 0; i < argv.length; i++) {
-		const a = argv[i];
-		const value = () => {
-			const v = argv[++i];
-			if (v === undefined) throw new Error(`${a} needs a value`);
-			return v;
-		};
-		if (a === '--port') args.port = Number(value());
-		else if (a.startsWith('--port=')) args.port = Number(a.slice(7));
-		else if (a === '--state') args.state = value();
-		else if (a.startsWith('--state=')) args.state = a.slice(8);
-		else if (a === '--host') args.host = value();
-		else if (a === '--rate-window-ms') args.settings.rateWindowMs = integer(a, value());
-		else if (a === '--min-poll-interval-ms') args.settings.minPollIntervalMs = integer(a, value());
-		else if (a === '--ip-limit') {
-			const m = /^(\d+)\/(\d+)$/.exec(value());
-			if (!m) throw new Error('--ip-limit needs <requests>/<windowMs>, e.g. 100/60000');
-			args.settings.ipLimit = { requests: Number(m[1]), windowMs: Number(m[2]) };
-		} else if (a === '--help' || a === '-h') {
-			console.log(USAGE);
-			process.exit(0);
-		} else throw new Error(`unknown argument ${a}\n${USAGE}`);
-	}
-	if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
-		throw new Error('bad --port');
-	return args;
-}
+export const EMULATOR_COMMAND = {
+	command: 'npm run emulator',
+	summary:
+		"The local Generation Service emulator (emulator/README.md): the service's API v1 on loopback, with seeded\n" +
+		'API keys (printed at start), a control API and the referee of client mistakes. Ctrl-C stops it.',
+	options: {
+		port: {
+			type: 'string',
+			value: 'PORT',
+			default: 4010,
+			parse: integer({ min: 0, max: 65535 }),
+			help: 'where it listens; 0 picks a free port',
+		},
+		host: {
+			type: 'string',
+			value: 'HOST',
+			default: '127.0.0.1',
+			help: 'the address it listens on',
+		},
+		state: {
+			type: 'string',
+			value: 'FILE',
+			help: 'JSON file loaded at start if it exists, saved after every change and on exit',
+		},
+		'rate-window-ms': {
+			type: 'string',
+			value: 'MS',
+			parse: integer({ min: 1 }),
+			help: "the keys' rate-limit window (default 60000)",
+		},
+		'ip-limit': {
+			type: 'string',
+			value: 'N/MS',
+			parse: ipLimit,
+			help: 'requests per window per client address, e.g. 100/60000 (default: none)',
+		},
+		'min-poll-interval-ms': {
+			type: 'string',
+			value: 'MS',
+			parse: integer(),
+			help: "the referee's shortest allowed interval between reads of one job (default 5000)",
+		},
+	},
+};
 
-const args = parseArgs(process.argv.slice(2));
+const args = await new Promise((resolve) =>
+	runCommand(EMULATOR_COMMAND, ({ options }) =>
+		resolve({
+			port: options.port,
+			host: options.host,
+			state: options.state ?? null,
+			settings: {
+				...(options['rate-window-ms'] !== undefined && { rateWindowMs: options['rate-window-ms'] }),
+				...(options['ip-limit'] && { ipLimit: options['ip-limit'] }),
+				...(options['min-poll-interval-ms'] !== undefined && {
+					minPollIntervalMs: options['min-poll-interval-ms'],
+				}),
+			},
+		}),
+	),
+);
 let state;
 if (args.state && existsSync(args.state)) {
 	state = JSON.parse(readFileSync(args.state, 'utf8'));

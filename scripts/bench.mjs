@@ -6,41 +6,24 @@
 //   npm run bench -- --only=requests,batch      some parts (requests, memory, batch, creates, cpu, queue); prints only
 //   npm run bench -- --only=queue --doc         part 6 alone (also memory, batch); replaces only its section, goal rows,
 //                                               findings and charts in docs/benchmarks.md
-//   options: --durations=10,30,60  --mem-reps=5  --probe-reps=1  --cpu-reps=3  --batch-sizes=10,50,100
-//            --batch-job-s=30  --batch-sides=ours,prev  --previous=6d65147  --creates=100
-//            --batch-phases=5,30,55 (ours runs each batch size starting about S s into the clock minute, for each S;
-//            the previous version at the middle one; a Wait node in the workflow waits for that second)
-//            --queue-calls=12  --queue-job-s=120  --queue-patterns=wait,park,trigger  --queue-sample-ms=1000
-//            --queue-trigger-phase=30 (part 6: seconds from the Job Finished trigger's poll second to the calls)
-//            --dump=<dir> (journal, jobs and probe data of part 3 as JSON)  --out=<file>  --no-write  --doc
-//            --cpu-prof=<dir> (where part 5 keeps its V8 CPU profiles, summarised by bench/profile.mjs into
-//            the report: where the time of our node and of the HTTP Request node goes; default a temp folder)
+//   npm run bench -- --help                     every option (bench/options.mjs, each part's in its module)
 //
 // Run with `node --import tsx scripts/bench.mjs` (the emulator is TypeScript). One n8n process at a time
 // (part 6: one queue-mode stack). This command only reads its arguments and writes the report: the run is
-// bench/run.mjs, each part a module of bench/parts/ (listed in bench/parts/index.mjs). --help prints the
-// first 17 lines above.
-import fs from 'node:fs';
+// bench/run.mjs, each part a module of bench/parts/ (listed in bench/parts/index.mjs).
 import path from 'node:path';
 
 import { writeSections } from '../bench/doc-section.mjs';
 import { fmtS } from '../bench/measure.mjs';
-import { parseArgs } from '../bench/options.mjs';
+import { benchCommand, parseArgs } from '../bench/options.mjs';
 import { PARTS } from '../bench/parts/index.mjs';
 import { log, writeReport } from '../bench/report.mjs';
 import { runBench } from '../bench/run.mjs';
+import { runCommand } from '../tools/lib/cli.mjs';
 import { REPO } from '../tools/lib/repo.mjs';
 
 async function main() {
 	const opt = parseArgs(process.argv.slice(2), PARTS, path.join(REPO, 'docs', 'benchmarks.md'));
-	if (opt.help) {
-		const header = fs
-			.readFileSync(new URL(import.meta.url), 'utf8')
-			.split('\n')
-			.slice(0, 17);
-		console.log(header.join('\n'));
-		return;
-	}
 	const report = await runBench(opt, PARTS);
 	const docFile = path.join(REPO, 'docs', 'benchmarks.md');
 	if (opt.outFile) {
@@ -57,9 +40,7 @@ async function main() {
 		log('not a full default run: nothing written (use --out=<file> to write this report)');
 	}
 	log(`total ${fmtS(report.totalMs)}`);
+	return 0;
 }
 
-main().catch((error) => {
-	process.stderr.write(`${error.stack ?? error}\n`);
-	process.exitCode = 1;
-});
+runCommand(benchCommand(PARTS), main);

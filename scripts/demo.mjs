@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { runCommand } from '../tools/lib/cli.mjs';
 import { startEmulator } from '../tools/lib/emulator.mjs';
 import { ensureHost } from '../tools/lib/hosts.mjs';
 import { createInstance } from '../tools/lib/instance.mjs';
@@ -18,6 +19,16 @@ import { nodeOutput } from '../tools/lib/run-data.mjs';
 const say = (msg) => process.stdout.write(`${msg}\n`);
 const version = process.env.GS_DEMO_HOST || '2';
 
+export const DEMO_COMMAND = {
+	command: 'npm run demo',
+	summary:
+		'Builds and packs the package, starts the local emulator of the service, prepares a real n8n (the first\n' +
+		'run installs it into ~/.cache/n8n-nodes-generation-service) and runs the character-replacement example\n' +
+		'in it: a short report, the next steps, and the MP4 in ./demo-output/. About a minute once n8n is there.',
+	options: {},
+	notes: ['environment: GS_DEMO_HOST=1 runs it on n8n 1.123.81 (default 2: n8n 2.41.1)'],
+};
+
 async function main() {
 	say('1/5 build and pack the package (as users get it from npm)…');
 	const tarball = await packOnce();
@@ -28,7 +39,7 @@ async function main() {
 	say(`    ${emu.baseUrl}`);
 
 	say(
-		`3/5 prepare real n8n (host ${version}; the first run installs it into ~/.cache: about 5 minutes)…`,
+		`3/5 prepare real n8n (host ${version}; the first run installs it into ~/.cache: n8n 2.41.1 took 7 min 36 s on a 2-core machine)…`,
 	);
 	const host = await ensureHost({ version });
 	say(`    n8n ${host.n8nVersion} in ${host.dir}`);
@@ -59,8 +70,7 @@ async function main() {
 		const res = await inst.execute(wf.id, { timeoutMs: 300_000 });
 		if (!res.ok) {
 			say(`The workflow failed: ${JSON.stringify(res.error ?? res.stderr.slice(-2000), null, 2)}`);
-			process.exitCode = 1;
-			return;
+			return 1;
 		}
 		const quote = nodeOutput(res.result, 'Quote')[0];
 		const job = nodeOutput(res.result, 'Wait for Job')[0];
@@ -85,11 +95,9 @@ async function main() {
 		say(
 			`  n8n execute       ${(res.ms / 1000).toFixed(1)} s, peak RSS ${Math.round((res.peakRssBytes ?? 0) / 2 ** 20)} MB`,
 		);
-		if (!verified || !after.invariantHolds || job.state !== 'succeeded') {
-			process.exitCode = 1;
-			return;
-		}
+		if (!verified || !after.invariantHolds || job.state !== 'succeeded') return 1;
 		nextSteps({ file });
+		return 0;
 	} finally {
 		await inst.close();
 		await emu.close();
@@ -105,8 +113,8 @@ function nextSteps({ file }) {
 		'  - `npm start` opens a ready n8n editor on this machine: the package installed, a credential',
 		'    pointing at a local emulator and every example imported. It prints the URL and the login;',
 		'    the URL opens this character-replacement workflow (Ctrl-C stops everything).',
-		'  - With your own service: in your n8n, Settings → Community Nodes → Install',
-		'    `n8n-nodes-generation-service`; a credential "Generation Service API" with your Base URL (ending',
+		'  - With your own service: install the package in your n8n (README.md, Installation: no version is',
+		'    on npm yet, so from a release tarball); a credential "Generation Service API" with your Base URL (ending',
 		'    in /v1) and an API key with assets:write, assets:read, jobs:write, jobs:read (a run spends at most',
 		'    20 credits: Max Credits); then Workflows → Import from File → examples/character-replacement.json',
 		'    and set its Paths node (samplesDir, outputDir: folders n8n may read and write).',
@@ -115,7 +123,4 @@ function nextSteps({ file }) {
 	say(lines.join('\n'));
 }
 
-main().catch((error) => {
-	process.stderr.write(`${error.stack ?? error}\n`);
-	process.exitCode = 1;
-});
+runCommand(DEMO_COMMAND, main);

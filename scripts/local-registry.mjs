@@ -5,23 +5,27 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { runCommand } from '../tools/lib/cli.mjs';
 import { VERDACCIO_VERSION, ensureRegistryTools } from '../tools/lib/registry.mjs';
 
+export const LOCAL_REGISTRY_COMMAND = {
+	command: 'node scripts/local-registry.mjs',
+	summary:
+		'The local npm registry (verdaccio) of the Community Nodes suite and the release rehearsal, in the cache.',
+	args: [
+		{
+			name: 'command',
+			required: true,
+			choices: { install: `install verdaccio ${VERDACCIO_VERSION} into the cache` },
+		},
+	],
+	options: {},
+};
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-	const [cmd] = process.argv.slice(2);
-	if (cmd === 'install') {
-		ensureRegistryTools().then(
-			(t) => {
-				console.log(`verdaccio ${VERDACCIO_VERSION} in ${t.dir}`);
-				process.exit(0);
-			},
-			(e) => {
-				console.error(e?.stack ?? e);
-				process.exit(1);
-			},
-		);
-	} else {
-		console.log('usage: node scripts/local-registry.mjs install');
-		process.exit(cmd ? 2 : 0);
-	}
+	runCommand(LOCAL_REGISTRY_COMMAND, async () => {
+		const t = await ensureRegistryTools();
+		console.log(`verdaccio ${VERDACCIO_VERSION} in ${t.dir}`);
+		return 0;
+	});
 }

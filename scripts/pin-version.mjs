@@ -6,19 +6,31 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { UsageError, runCommand } from '../tools/lib/cli.mjs';
 import { repinFiles } from '../tools/lib/pinned-version.mjs';
 
+export const PIN_VERSION_COMMAND = {
+	command: 'node scripts/pin-version.mjs',
+	summary:
+		'Sets the version the docs pin (n8n-nodes-generation-service@X.Y.Z) to <version>: release-it runs it\n' +
+		'after the bump, so the release commit carries it.',
+	args: [{ name: 'version', required: true, help: 'the new version, e.g. 0.3.1' }],
+	options: {},
+};
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-	const [version] = process.argv.slice(2);
-	try {
-		const changed = repinFiles(version ?? '');
+	runCommand(PIN_VERSION_COMMAND, ({ args: { version } }) => {
+		let changed;
+		try {
+			changed = repinFiles(version);
+		} catch (error) {
+			throw new UsageError(error.message);
+		}
 		console.log(
 			changed.length
 				? `pinned ${version} in ${changed.join(', ')}`
 				: `no pin to change (${version})`,
 		);
-	} catch (error) {
-		console.error(`${error.message}\nusage: node scripts/pin-version.mjs <version>`);
-		process.exit(2);
-	}
+		return 0;
+	});
 }

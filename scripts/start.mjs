@@ -10,9 +10,11 @@
 // workflows you build stay. Each start installs the current build, starts a fresh emulator and points the
 // credential at it; the examples are imported once (delete the folder to start over).
 //
-//   npm start [-- --port 5678] [-- --emulator-port 4010]
+//   npm start [-- --port 5678 --emulator-port 4010]      npm start -- --help: the options
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+import { integer, runCommand } from '../tools/lib/cli.mjs';
 import {
 	CREDENTIAL,
 	EXAMPLES,
@@ -26,22 +28,36 @@ import { loadExample } from '../tools/lib/repo.mjs';
 
 const say = (msg) => process.stdout.write(`${msg}\n`);
 
-function parseArgs(argv) {
-	const args = { port: 5678, emulatorPort: 4010 };
-	for (let i = 0; i < argv.length; i++) {
-		if (argv[i] === '--port') args.port = Number(argv[++i]);
-		else if (argv[i] === '--emulator-port') args.emulatorPort = Number(argv[++i]);
-		else
-			throw new Error(
-				`unknown argument ${argv[i]} (npm start -- --port 5678 --emulator-port 4010)`,
-			);
-	}
-	return args;
-}
+export const START_COMMAND = {
+	command: 'npm start',
+	summary:
+		'A ready n8n 2.x editor on this machine, no account needed: builds and packs the package, starts the local\n' +
+		'emulator of the service and n8n with the package, a credential pointing at the emulator and every\n' +
+		'example imported. Prints the URL and the login; Ctrl-C stops everything. The first start installs n8n\n' +
+		'into ~/.cache/n8n-nodes-generation-service.',
+	options: {
+		port: {
+			type: 'string',
+			value: 'PORT',
+			default: 5678,
+			parse: integer({ min: 1, max: 65535 }),
+			help: "n8n's port; a busy one is replaced by a free one, and the printed URL says which",
+		},
+		'emulator-port': {
+			type: 'string',
+			value: 'PORT',
+			default: 4010,
+			parse: integer({ min: 1, max: 65535 }),
+			help: "the local emulator's port; likewise",
+		},
+	},
+	notes: [
+		'environment: GS_START_FOLDER (the n8n user folder, kept between starts), GS_N8N_CACHE (where n8n is installed)',
+	],
+};
 
-async function main() {
-	const args = parseArgs(process.argv.slice(2));
-	const local = await startLocal(args);
+async function main({ options }) {
+	const local = await startLocal({ port: options.port, emulatorPort: options['emulator-port'] });
 	let stopping = false;
 	const shutdown = async () => {
 		if (stopping) return;
@@ -66,7 +82,7 @@ async function main() {
 			`  settings     ${describeDefaults('2')}`,
 			`  MCP server   ${local.base}/mcp/${LOCAL_MCP.path} (Authorization: Bearer ${LOCAL_MCP.token})`,
 			`  video links  ${local.base}/webhook/gs-video?job=<job id> (log in ${LOCAL_VIDEO_LINKS.user} / ${LOCAL_VIDEO_LINKS.password})`,
-			`  workflows    ${local.base}/home/workflows`,
+			`  workflows    ${local.base}/home/workflows (${local.base}/ opens it too)`,
 			`  also         ${others.map((w) => `"${w.name}"`).join('\n               ')}`,
 			`  user folder  ${local.userFolder} (kept between starts; delete it to start over)`,
 			'',
@@ -75,12 +91,6 @@ async function main() {
 	);
 }
 
-if (
-	process.argv[1] &&
-	path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)
-) {
-	main().catch((error) => {
-		process.stderr.write(`${error.stack ?? error}\n`);
-		process.exit(1);
-	});
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+	runCommand(START_COMMAND, main);
 }

@@ -12,6 +12,7 @@ import { POLL_S } from '../context.mjs';
 import { simulateFloor } from '../floor.mjs';
 import { byRoute, kindCounts, perWindow, routeText } from '../journal.mjs';
 import { fmtS, median } from '../measure.mjs';
+import { UsageError } from '../../tools/lib/cli.mjs';
 import { anyValue, names, numbers } from '../options.mjs';
 import { ratio2 } from '../report.mjs';
 import { loadAverage } from '../setup.mjs';
@@ -26,27 +27,48 @@ export const goalPrefix = 'Batch of ';
 export const findingPrefix = '**Batches (part 3)';
 
 export const options = [
-	{ flags: ['batch-sizes'], key: 'batchSizes', parse: numbers, default: [10, 50, 100] },
-	{ flags: ['batch-job-s'], key: 'batchJobS', parse: Number, default: 30 },
+	{
+		flags: ['batch-sizes'],
+		key: 'batchSizes',
+		parse: numbers,
+		default: [10, 50, 100],
+		help: 'part 3: batch sizes',
+	},
+	{
+		flags: ['batch-job-s'],
+		key: 'batchJobS',
+		parse: Number,
+		default: 30,
+		help: 'part 3: job duration in seconds',
+	},
 	{
 		flags: ['batch-sides'],
 		key: 'batchSides',
 		parse: names,
 		default: ['ours', 'prev'],
 		fullIf: (sides) => sides.length === 2,
+		help: 'part 3: ours, prev (the previous version) or both',
 	},
 	{
 		flags: ['batch-phases', 'batch-phase'],
 		key: 'batchPhases',
 		parse: numbers,
 		default: [5, 30, 55],
+		help: 'part 3: ours starts each batch about S s into the clock minute, per S',
 	},
-	{ flags: ['dump'], key: 'dump', parse: (v) => path.resolve(v), fullIf: anyValue },
+	{
+		flags: ['dump'],
+		key: 'dump',
+		parse: (v) => path.resolve(v),
+		fullIf: anyValue,
+		value: 'DIR',
+		help: 'part 3: its journal, jobs and probe data as JSON',
+	},
 ];
 
 export function check(opt) {
 	if (new Set(opt.batchSizes).size !== opt.batchSizes.length)
-		throw new Error('--batch-sizes: each size once');
+		throw new UsageError('--batch-sizes: each size once');
 }
 
 export const needsPrevious = (opt) => opt.batchSides.includes('prev');

@@ -15,8 +15,15 @@ import * as W from '../workflows.mjs';
 export const name = 'cpu';
 
 export const options = [
-	{ flags: ['cpu-reps'], key: 'cpuReps', parse: Number, default: 3 },
-	{ flags: ['cpu-prof'], key: 'cpuProf', parse: (v) => path.resolve(v), fullIf: anyValue },
+	{ flags: ['cpu-reps'], key: 'cpuReps', parse: Number, default: 3, help: 'part 5: repetitions' },
+	{
+		flags: ['cpu-prof'],
+		key: 'cpuProf',
+		parse: (v) => path.resolve(v),
+		fullIf: anyValue,
+		value: 'DIR',
+		help: 'part 5: where its V8 CPU profiles are kept (default a temp folder)',
+	},
 ];
 
 const CPU_NODES = 10;

@@ -13,7 +13,13 @@ export const name = 'creates';
 
 export const options = [
 	// --batch=N: its old name
-	{ flags: ['creates', 'batch'], key: 'creates', parse: Number, default: 100 },
+	{
+		flags: ['creates', 'batch'],
+		key: 'creates',
+		parse: Number,
+		default: 100,
+		help: 'part 4: how many creates',
+	},
 ];
 
 export function prepare({ opt, emu, key, keys, ourCred, baseCred }) {

@@ -20,8 +20,14 @@ export const goalPrefix = ['Download memory flat', 'Peak memory added'];
 export const findingPrefix = ['**Memory (part 2)', '**Upload: the memory is added before the POST'];
 
 export const options = [
-	{ flags: ['mem-reps'], key: 'memReps', parse: Number, default: 5 },
-	{ flags: ['probe-reps'], key: 'probeReps', parse: Number, default: 1 },
+	{ flags: ['mem-reps'], key: 'memReps', parse: Number, default: 5, help: 'part 2: repetitions' },
+	{
+		flags: ['probe-reps'],
+		key: 'probeReps',
+		parse: Number,
+		default: 1,
+		help: 'part 2: repetitions of the probed runs',
+	},
 ];
 
 const DL_SIZES = [

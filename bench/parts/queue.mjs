@@ -18,6 +18,7 @@ import { startQueueStack } from '../../tools/lib/queue-stack.mjs';
 import { findRedisServer } from '../../tools/lib/redis.mjs';
 import { startSink } from '../../tools/lib/soak/sink.mjs';
 import { ourCredential } from '../context.mjs';
+import { UsageError } from '../../tools/lib/cli.mjs';
 import { anyValue, names } from '../options.mjs';
 import { LIMIT, SLOTS, measurePattern } from './queue-measure.mjs';
 import { emitQueue } from './queue-report.mjs';
@@ -30,20 +31,52 @@ export const docSection = true;
 export const goalPrefix = 'Queue mode';
 
 export const options = [
-	{ flags: ['queue-calls'], key: 'queueCalls', parse: Number, default: 12 },
-	{ flags: ['queue-job-s'], key: 'queueJobS', parse: Number, default: 120 },
+	{
+		flags: ['queue-calls'],
+		key: 'queueCalls',
+		parse: Number,
+		default: 12,
+		help: 'part 6: webhook calls at once',
+	},
+	{
+		flags: ['queue-job-s'],
+		key: 'queueJobS',
+		parse: Number,
+		default: 120,
+		help: 'part 6: job duration in seconds',
+	},
 	{
 		flags: ['queue-patterns'],
 		key: 'queuePatterns',
 		parse: names,
 		default: ['wait', 'park', 'trigger'],
+		help: 'part 6: the patterns, of wait, park and trigger',
 	},
 	// seconds from the trigger's poll second (POLL_SECOND) to the calls: the jobs end about this much plus
 	// their duration after a poll, so the poll that sees them comes (60 − (phase + T) mod 60) s after their end
-	{ flags: ['queue-trigger-phase'], key: 'queueTriggerPhase', parse: Number, default: 30 },
-	{ flags: ['queue-sample-ms'], key: 'queueSampleMs', parse: Number, default: 1000 },
+	{
+		flags: ['queue-trigger-phase'],
+		key: 'queueTriggerPhase',
+		parse: Number,
+		default: 30,
+		help: "part 6: seconds from the Job Finished trigger's poll second to the calls",
+	},
+	{
+		flags: ['queue-sample-ms'],
+		key: 'queueSampleMs',
+		parse: Number,
+		default: 1000,
+		help: 'part 6: how often the slots are sampled',
+	},
 	// where each pattern's collected data goes as JSON (its key's requests with their process, slots, samples)
-	{ flags: ['queue-dump'], key: 'queueDump', parse: (v) => path.resolve(v), fullIf: anyValue },
+	{
+		flags: ['queue-dump'],
+		key: 'queueDump',
+		parse: (v) => path.resolve(v),
+		fullIf: anyValue,
+		value: 'DIR',
+		help: "part 6: each pattern's collected data as JSON",
+	},
 ];
 
 /** The Job Finished trigger polls at this second of every minute. */
@@ -54,15 +87,15 @@ export const OUTPUT_BYTES = 4096;
 export function check(opt) {
 	const unknown = opt.queuePatterns.filter((p) => !PATTERNS[p]);
 	if (unknown.length)
-		throw new Error(`--queue-patterns: unknown ${unknown} (${Object.keys(PATTERNS)})`);
+		throw new UsageError(`--queue-patterns: unknown ${unknown} (${Object.keys(PATTERNS)})`);
 	// n8n parks a Wait node of 65 s or more; Create's estimate on a fresh key is 120 s, and a learned one
 	// would be the job's duration: jobs shorter than this would not park once learned
 	if (!(opt.queueJobS >= 70))
-		throw new Error('--queue-job-s: at least 70 (n8n parks waits ≥ 65 s)');
+		throw new UsageError('--queue-job-s: at least 70 (n8n parks waits ≥ 65 s)');
 	if (!(opt.queueCalls >= 1 && opt.queueCalls <= 100))
-		throw new Error('--queue-calls: 1 to 100 (the executions are read one page of 100)');
+		throw new UsageError('--queue-calls: 1 to 100 (the executions are read one page of 100)');
 	if (!(opt.queueTriggerPhase >= 0 && opt.queueTriggerPhase < 60))
-		throw new Error('--queue-trigger-phase: 0 to 59 s');
+		throw new UsageError('--queue-trigger-phase: 0 to 59 s');
 }
 
 const keyName = (pattern) => `queue_${pattern}`;

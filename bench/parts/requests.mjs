@@ -10,7 +10,13 @@ import * as W from '../workflows.mjs';
 export const name = 'requests';
 
 export const options = [
-	{ flags: ['durations'], key: 'durations', parse: numbers, default: [10, 30, 60] },
+	{
+		flags: ['durations'],
+		key: 'durations',
+		parse: numbers,
+		default: [10, 30, 60],
+		help: 'part 1: job durations in seconds',
+	},
 ];
 
 export function prepare({ opt, emu }) {

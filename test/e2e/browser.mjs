@@ -8,9 +8,9 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import { browserAdvice, findBrowser } from '../../tools/lib/browser-path.mjs';
+import { pause } from '../../tools/lib/wait.mjs';
 
 export const VIEWPORT = { width: 1400, height: 900 };
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A fresh headless Chromium profile (deleted by `close()`): returns { context, page, close }. Throws with the
@@ -88,7 +88,7 @@ export async function dismissPopups(page) {
 			}
 		}
 		if (!closed) return;
-		await sleep(400);
+		await pause(400);
 	}
 }
 
@@ -96,22 +96,8 @@ export async function dismissPopups(page) {
 export async function openWorkflow(page, base, workflowId) {
 	await page.goto(`${base}/workflow/${workflowId}`, { waitUntil: 'domcontentloaded' });
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout: 60_000 });
-	await sleep(1500); // fit-to-view animation, icons
+	await pause(1500); // fit-to-view animation, icons
 	await dismissPopups(page);
-}
-
-/**
- * Wait until `check()` (sync or async) returns a truthy value, looking every 250 ms; fails after `timeoutMs`
- * (a bound against hanging, not a guess of how long the condition takes).
- */
-export async function waitFor(check, { timeoutMs = 60_000, what = 'the condition' } = {}) {
-	const t0 = Date.now();
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() - t0 > timeoutMs) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-		await sleep(250);
-	}
 }
 
 /** Sign in through n8n's sign-in page with `{ email, password }`; resolves once the editor left the page. */
@@ -136,7 +122,7 @@ export async function openNode(page, nodeName, { settle = true } = {}) {
 	await ndv.waitFor({ timeout: 20_000 });
 	await page.locator('[data-test-id="node-parameters"]').waitFor({ timeout: 20_000 });
 	if (!settle) return ndv;
-	await sleep(1000); // resource locators and option lists load from the backend
+	await pause(1000); // resource locators and option lists load from the backend
 	await dismissPopups(page);
 	return ndv;
 }
@@ -181,7 +167,7 @@ export async function shotOfParameters(page, file) {
 			width: vp.width,
 			height: Math.min(2400, vp.height + m.overflow + 24),
 		});
-		await sleep(800);
+		await pause(800);
 		m = await measure();
 	}
 	try {

@@ -42,6 +42,8 @@ import { changelogDate, rehearseRelease } from '../../tools/lib/release.mjs';
 import { startRegistry } from '../../tools/lib/registry.mjs';
 import { LOCAL_SERVICES_ALLOWED } from '../../tools/lib/n8n-defaults.mjs';
 import { startServer } from '../../tools/lib/server.mjs';
+import { pause } from '../../tools/lib/wait.mjs';
+import { account, manualTrigger, workflow } from '../../tools/lib/workflow.mjs';
 import { dismissPopups, launchBrowser } from './browser.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
@@ -66,7 +68,6 @@ const CREDENTIAL_TEST_BLOCKED = {
 	status: 'Error',
 	message: 'The request was blocked because it resolves to a restricted IP address',
 };
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The display names of the package's nodes, read from its built descriptions (not typed twice). */
 function nodeDisplayNames(distRoot) {
@@ -283,31 +284,15 @@ describe(
 				type: 'generationServiceApi',
 				data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 			});
-			identityWorkflow = await rest('POST', '/workflows', {
-				name: 'Installed from the registry',
-				nodes: [
-					{
-						id: '5b0c1a52-0000-4000-8000-000000000001',
-						name: 'Manual',
-						type: 'n8n-nodes-base.manualTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: {},
-					},
-					{
-						id: '5b0c1a52-0000-4000-8000-000000000002',
-						name: 'Identity',
-						type: `${PACKAGE.name}.generationServiceAccount`,
-						typeVersion: 1,
-						position: [220, 0],
-						parameters: { resource: 'account', operation: 'getIdentity' },
-						credentials: { generationServiceApi: { id: credential.id, name: credential.name } },
-					},
-				],
-				connections: { Manual: { main: [[{ node: 'Identity', type: 'main', index: 0 }]] } },
-				settings: { executionOrder: 'v1' },
-				active: false,
-			});
+			identityWorkflow = await rest(
+				'POST',
+				'/workflows',
+				workflow({
+					name: 'Installed from the registry',
+					ids: '5b0c1a52',
+					nodes: [manualTrigger(), account('Identity', 'getIdentity', { credential })],
+				}),
+			);
 			await runIdentity();
 		});
 
@@ -325,14 +310,8 @@ describe(
 					type: 'generationServiceApi',
 					data: { apiKey: blockedEmu.keys.full, baseUrl: blockedEmu.baseUrl },
 				});
-				// as the editor's Test button does: the credential's form data (secrets redacted) sent back
-				const test = async (c) => {
-					const { data } = await rest('GET', `/credentials/${c.id}?includeData=true`);
-					return rest('POST', '/credentials/test', {
-						credentials: { id: c.id, name: c.name, type: c.type, data },
-					});
-				};
-				const blocked = await test(credential);
+				// as the editor's Test button does
+				const blocked = await server.rest.testCredential(credential.id);
 				t.diagnostic(`credential test on ${blockedEmu.baseUrl}: ${JSON.stringify(blocked)}`);
 				assert.deepEqual(blocked, CREDENTIAL_TEST_BLOCKED);
 				assert.equal(blockedEmu.control.journal().length, 0, 'nothing reached the service');
@@ -342,7 +321,7 @@ describe(
 					type: 'generationServiceApi',
 					data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl },
 				});
-				assert.equal((await test(allowed)).status, 'OK');
+				assert.equal((await server.rest.testCredential(allowed.id)).status, 'OK');
 				for (const c of [credential, allowed]) await rest('DELETE', `/credentials/${c.id}`);
 			} finally {
 				await blockedEmu.close();

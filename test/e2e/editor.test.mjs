@@ -9,6 +9,9 @@
 //   - the credential test passes on the emulator and fails with the package's English message on a wrong key;
 //   - the character-replacement example runs from "Execute workflow" and its MP4 shows in the output panel;
 //   - a failing item shows the package's English message (cause, what to do, Request ID) in the error panel;
+//   - every example opens (at the zoom n8n chooses) with its sticky notes readable, their text inside them, none
+//     covering a node, its name or another note (tools/lib/example-notes.mjs; test/tools/example-notes.test.mjs
+//     checks the same on the JSON);
 // and takes the screenshots README and docs/nodes.md show: into a temp folder, or with GS_EDITOR_SHOTS=update
 // (`npm run screenshots`) into docs/images/ (tools/lib/screenshots.mjs), so npm test leaves the tree clean.
 //
@@ -20,8 +23,10 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 
 import { freePort } from '../../tools/lib/net.mjs';
-import { CREDENTIAL, OWNER_LOGIN, startLocal } from '../../tools/lib/local-editor.mjs';
+import { noteRect, notesOf, openingZoom, overlaps } from '../../tools/lib/example-notes.mjs';
+import { CREDENTIAL, EXAMPLES, OWNER_LOGIN, startLocal } from '../../tools/lib/local-editor.mjs';
 import { screenshotFolder } from '../../tools/lib/screenshots.mjs';
+import { pause, waitUntil } from '../../tools/lib/wait.mjs';
 import { getJob, manualTrigger, workflow } from '../../tools/lib/workflow.mjs';
 import {
 	VIEWPORT,
@@ -34,8 +39,6 @@ import {
 	shotOf,
 	shotOfParameters,
 	signIn,
-	sleep,
-	waitFor,
 } from './browser.mjs';
 import {
 	formStates,
@@ -44,12 +47,14 @@ import {
 	readmeDifferences,
 	unpacked,
 } from './forms.mjs';
-import { INSTALL_TIMEOUT_MS, REPO, e2eHosts, packOnce } from './harness.mjs';
+import { INSTALL_TIMEOUT_MS, REPO, e2eHosts, loadExample, packOnce } from './harness.mjs';
 
 const WRONG_KEY_CREDENTIAL = { id: 'gsWrongKeyCred', name: 'Generation Service (wrong key)' };
 const FORMS_WORKFLOW = 'gsEditorForms';
 const FAILING_WORKFLOW = 'gsEditorFailing';
 const MISSING_JOB = `job_${'0'.repeat(32)}`;
+/** The smallest a note's body text may be drawn when n8n opens an example (14 px at zoom 0.79). */
+const READABLE_PX = 11;
 
 /** Manual Trigger → Job "Get" of a job that does not exist: the item fails with not_found. */
 const failingWorkflow = () =>
@@ -259,7 +264,8 @@ if (e2eHosts().includes('2')) {
 						const want = s.shownNames;
 						// the form renders in a few frames: read until it matches (bounded, then report what it shows)
 						let got = [];
-						await waitFor(
+						await waitUntil(
+							`the form of ${s.key}`,
 							async () => {
 								got = await readFormNames(page);
 								return sameSet(got, want);
@@ -347,7 +353,7 @@ if (e2eHosts().includes('2')) {
 						await modal.locator('input[type="password"]').count(),
 						'API key field is masked',
 					);
-					await sleep(300); // the banner's fade-in
+					await pause(300); // the banner's fade-in
 					const dialog = modal.locator('.el-dialog').first();
 					await shotOf(page, (await dialog.count()) ? dialog : modal, credentialShot, 0);
 					// the Test button ("Retry") tests again
@@ -390,7 +396,7 @@ if (e2eHosts().includes('2')) {
 					const jobsBefore = local.emu.control.jobs().length;
 					await openWorkflow(page, local.base, 'gsCharacterReplace');
 					await page.keyboard.press('1'); // zoom to fit
-					await sleep(800);
+					await pause(800);
 					await page.mouse.move(5, VIEWPORT.height - 5);
 					// the canvas names operations and modes by their labels (the nodes' subtitle expressions)
 					const onCanvas = (name) =>
@@ -406,17 +412,56 @@ if (e2eHosts().includes('2')) {
 					await page.locator('[data-test-id="execute-workflow-button"]').click();
 					// finished when the last node has written the MP4 of the job to the output folder
 					let job;
-					await waitFor(
+					await waitUntil(
+						'the MP4 of the run on disk',
 						() => {
 							// the emulator lists jobs newest first: this run's are the first ones
 							const jobs = local.emu.control.jobs();
 							job = jobs.slice(0, jobs.length - jobsBefore).find((j) => j.state === 'succeeded');
 							return job && fs.existsSync(path.join(local.outputDir, `${job.id}.mp4`));
 						},
-						{ timeoutMs: 180_000, what: 'the MP4 of the run on disk' },
+						{ timeoutMs: 180_000 },
 					);
 					t.diagnostic(`run from the editor: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 					await expectMp4InOutput(page, 'Wait for Job', job.id);
+				}),
+			);
+
+			it(
+				'every example opens with its notes beside the nodes: none covers a node, each reads and fits',
+				shotOnFailure(async (t) => {
+					await ensureSignedIn();
+					const problems = [];
+					for (const file of EXAMPLES) {
+						const wf = loadExample(file);
+						await openWorkflow(page, local.base, wf.id);
+						const { stickies, nodes } = await canvasLayout(page);
+						const notes = notesOf(wf);
+						assert.equal(stickies.length, notes.length, `${file}: notes on the canvas`);
+						const zooms = [];
+						for (const sticky of stickies) {
+							const note = notes.find((n) => n.id === sticky.id);
+							const zoom = sticky.rect.w / noteRect(note).w;
+							zooms.push(zoom);
+							const bodyPx = sticky.fontPx * zoom;
+							if (bodyPx < READABLE_PX)
+								problems.push(`${file}: ${note.name} reads at ${bodyPx.toFixed(1)} px`);
+							if (sticky.textBottom > sticky.rect.y + sticky.rect.h)
+								problems.push(`${file}: ${note.name}'s text runs past its bottom`);
+							for (const n of nodes)
+								if (overlaps(sticky.rect, n.rect))
+									problems.push(
+										`${file}: ${note.name} ${JSON.stringify(sticky.rect)} covers ${n.name} ${JSON.stringify(n.rect)}`,
+									);
+							for (const other of stickies)
+								if (other !== sticky && overlaps(sticky.rect, other.rect))
+									problems.push(`${file}: ${note.name} covers another note`);
+						}
+						t.diagnostic(
+							`${file}: ${stickies.length} notes, opened at zoom ${Math.min(...zooms).toFixed(2)} (${openingZoom(wf).toFixed(2)} foreseen)`,
+						);
+					}
+					assert.deepEqual(problems, []);
 				}),
 			);
 
@@ -496,7 +541,8 @@ async function canvasIssues(page) {
 		if (!(await icon.isVisible().catch(() => false))) continue;
 		await icon.hover();
 		// n8n's tooltip (after 500 ms): "Issues" and one "- …" line per issue, read as shown
-		const text = await waitFor(
+		const text = await waitUntil(
+			`the issues tooltip of "${name}"`,
 			() =>
 				page.evaluate(() => {
 					for (const el of document.querySelectorAll('body *')) {
@@ -505,29 +551,81 @@ async function canvasIssues(page) {
 					}
 					return null;
 				}),
-			{ timeoutMs: 10_000, what: `the issues tooltip of "${name}"` },
+			{ timeoutMs: 10_000 },
 		);
 		found[name] = text
 			.split('\n')
 			.map((l) => l.replace(/^[\s•-]+/, '').trim())
 			.filter((l) => l && !/^issues:?$/i.test(l));
 		await page.mouse.move(0, 0);
-		await sleep(300);
+		await pause(300);
 	}
 	return found;
 }
 
-/** The band of the canvas that holds the nodes (the fitted canvas is mostly empty above and below). */
+/**
+ * The canvas as drawn: each sticky note's box ({ id, rect, fontPx: its body text's CSS size, textBottom }) and each
+ * node's ({ name, rect }: the node and what is drawn with it — icons, name, subtitle, handles — but what shows only
+ * on hover), in screen pixels.
+ */
+function canvasLayout(page) {
+	return page.evaluate(() => {
+		const box = (r) => ({ x: r.left, y: r.top, w: r.width, h: r.height });
+		const stickies = [];
+		const nodes = [];
+		for (const el of document.querySelectorAll('.vue-flow__node')) {
+			const sticky = el.querySelector('[data-test-id="sticky"]');
+			if (sticky) {
+				const texts = [...sticky.querySelectorAll('p, li')];
+				stickies.push({
+					id: el.getAttribute('data-id'),
+					rect: box(sticky.getBoundingClientRect()),
+					fontPx: Math.min(...texts.map((x) => parseFloat(getComputedStyle(x).fontSize))),
+					textBottom: Math.max(...texts.map((x) => x.getBoundingClientRect().bottom)),
+				});
+				continue;
+			}
+			// what is drawn: the node's box, and its icons, handles, buttons and text that show (a trigger's
+			// "Execute workflow" button, shown on hover, and the hover toolbar are transparent until then)
+			const drawn = (x) =>
+				x.matches('[data-test-id="canvas-node"], svg, img, button, [data-test-id*="handle"]') ||
+				[...x.childNodes].some((c) => c.nodeType === 3 /* a text node */ && c.textContent.trim());
+			const parts = [...el.querySelectorAll('*')].filter(
+				(x) =>
+					drawn(x) &&
+					!x.closest('[data-test-id="canvas-node-toolbar"]') &&
+					x.checkVisibility({ opacityProperty: true, visibilityProperty: true }) &&
+					x.getBoundingClientRect().width > 0,
+			);
+			const rects = parts.map((x) => x.getBoundingClientRect());
+			const left = Math.min(...rects.map((r) => r.left));
+			const top = Math.min(...rects.map((r) => r.top));
+			nodes.push({
+				name: el.querySelector('[data-node-name]')?.getAttribute('data-node-name'),
+				rect: {
+					x: left,
+					y: top,
+					w: Math.max(...rects.map((r) => r.right)) - left,
+					h: Math.max(...rects.map((r) => r.bottom)) - top,
+				},
+			});
+		}
+		return { stickies, nodes };
+	});
+}
+
+/** The band of the canvas that holds the nodes and notes (the fitted canvas is mostly empty above and below). */
 async function shotOfCanvas(page, file) {
 	await closeProductionChecklist(page);
-	const boxes = await page.locator('[data-test-id="canvas-node"]').evaluateAll((els) =>
+	const boxes = await page.locator('.vue-flow__node').evaluateAll((els) =>
 		els.map((e) => {
 			const r = e.getBoundingClientRect();
 			return { top: r.top, bottom: r.bottom };
 		}),
 	);
-	const top = Math.max(70, Math.min(...boxes.map((b) => b.top)) - 90);
-	const bottom = Math.min(VIEWPORT.height, Math.max(...boxes.map((b) => b.bottom)) + 110);
+	const top = Math.max(70, Math.min(...boxes.map((b) => b.top)) - 40);
+	// above the logs bar
+	const bottom = Math.min(VIEWPORT.height - 56, Math.max(...boxes.map((b) => b.bottom)) + 70);
 	await page.screenshot({
 		path: file,
 		clip: { x: 41, y: top, width: VIEWPORT.width - 41, height: bottom - top },
@@ -571,12 +669,13 @@ async function shotOfNodeSearch(page, file) {
 	await search.waitFor({ timeout: 20_000 });
 	await search.fill('Generation Service');
 	const names = page.locator('[data-test-id="node-creator-item-name"]');
-	await waitFor(
+	await waitUntil(
+		'the five nodes in the node search',
 		async () =>
 			(await names.allInnerTexts()).filter((n) => n.includes('Generation Service')).length >= 5,
-		{ timeoutMs: 20_000, what: 'the five nodes in the node search' },
+		{ timeoutMs: 20_000 },
 	);
-	await sleep(300);
+	await pause(300);
 	const box = await page.locator('[data-test-id="node-creator"]').boundingBox();
 	const bottom = await names.last().evaluate((el) => {
 		const item =

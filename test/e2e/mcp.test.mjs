@@ -8,6 +8,8 @@
 // no client mistake, no job was charged twice, the ledger invariant holds.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +18,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 import { freePort } from '../../tools/lib/net.mjs';
-import { preparedExample } from '../../tools/lib/repo.mjs';
+import { codeBlocks } from '../../tools/lib/doc-links.mjs';
+import { run } from '../../tools/lib/process.mjs';
+import { EXAMPLE_N8N_URL, REPO, preparedExample } from '../../tools/lib/repo.mjs';
 import { startServer } from '../../tools/lib/server.mjs';
 import {
 	INSTALL_TIMEOUT_MS,
@@ -114,6 +118,43 @@ describe(
 					[],
 					'a job reserved (charged) twice',
 				);
+			}
+		});
+
+		it("docs/agents-and-mcp.md's client snippet runs as written: Create_Video answers with the job", async (t) => {
+			// the snippet as the doc shows it; only the placeholders it tells the reader to replace are replaced
+			const doc = fs.readFileSync(path.join(REPO, 'docs', 'agents-and-mcp.md'), 'utf8');
+			const [snippet, ...more] = codeBlocks(doc).filter(
+				(b) => b.lang === 'js' && b.intro.includes('official SDK'),
+			);
+			assert.ok(snippet && more.length === 0, 'one client snippet in docs/agents-and-mcp.md');
+			assert.ok(snippet.code.includes(EXAMPLE_N8N_URL) && snippet.code.includes('<your token>'));
+			const code = snippet.code
+				.replaceAll(EXAMPLE_N8N_URL, mcpUrl.origin)
+				.replaceAll('<your token>', MCP_TOKEN);
+			// beside node_modules, as "a folder where you ran npm install @modelcontextprotocol/sdk"
+			const dir = fs.mkdtempSync(path.join(REPO, 'node_modules', '.gs-mcp-snippet-'));
+			try {
+				fs.writeFileSync(path.join(dir, 'client.mjs'), code);
+				const t0 = Date.now();
+				const r = await run(process.execPath, [path.join(dir, 'client.mjs')], {
+					cwd: dir,
+					timeoutMs: DEFAULT_REQUEST_TIMEOUT_MSEC + 30_000,
+				});
+				t.diagnostic(
+					`node client.mjs: exit ${r.code} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+				);
+				assert.equal(r.code, 0, r.stderr);
+				const [job] = JSON.parse(r.stdout);
+				assert.match(job.id, /^job_/);
+				assert.ok(['queued', 'running', 'succeeded'].includes(job.state), r.stdout);
+				assert.deepEqual(
+					jobsWithPrompt('a lighthouse at dusk').map((j) => j.id),
+					[job.id],
+					'the snippet made one video',
+				);
+			} finally {
+				fs.rmSync(dir, { recursive: true, force: true });
 			}
 		});
 

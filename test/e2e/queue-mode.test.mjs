@@ -55,7 +55,7 @@ import {
 	startEmulator,
 	loadExample,
 } from './harness.mjs';
-import { expectMp4InOutput, launchBrowser, openWorkflow, signIn, sleep } from './browser.mjs';
+import { expectMp4InOutput, launchBrowser, openWorkflow, signIn } from './browser.mjs';
 import { PUBLISH_EXAMPLE, assertPublished, s3Credential } from './publish.mjs';
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
@@ -912,7 +912,7 @@ describe(
 				const listed = page.locator(`[data-test-id="execution-details-${second.id}"]`);
 				await listed.waitFor({ timeout: 30_000 });
 				const inList = (await listed.innerText()).replace(/\s+/g, ' ').trim();
-				await sleep(2000);
+				await pause(2000);
 				const shown = (
 					await page
 						.locator('.el-notification')

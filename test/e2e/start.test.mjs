@@ -19,8 +19,9 @@ import { pidAlive } from '../../tools/lib/locks.mjs';
 import { N8N_3_DEFAULTS, describeDefaults } from '../../tools/lib/n8n-defaults.mjs';
 import { freePort } from '../../tools/lib/net.mjs';
 import { processStats } from '../../tools/lib/process.mjs';
+import { n8nRest } from '../../tools/lib/rest.mjs';
 import { waitUntil, within } from '../../tools/lib/wait.mjs';
-import { launchBrowser, waitFor } from './browser.mjs';
+import { launchBrowser } from './browser.mjs';
 import { INSTALL_TIMEOUT_MS, REPO, e2eHosts, loadExample } from './harness.mjs';
 
 const READY_BOUND_MS = INSTALL_TIMEOUT_MS; // a bound to fail instead of hang (the first start installs n8n)
@@ -98,25 +99,13 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 		assert.ok(email && password && emulatorUrl, out);
 		assert.ok(emulatorUrl.includes(`:${emulatorPort}/`), emulatorUrl);
 
-		const login = await fetch(`${base}/rest/login`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ emailOrLdapLoginId: email, password }),
-		});
-		assert.equal(login.status, 200, await login.clone().text());
-		const cookie = login.headers
-			.getSetCookie()
-			.map((c) => c.split(';')[0])
-			.join('; ');
-		const rest = async (p) => {
-			const res = await fetch(`${base}/rest${p}`, { headers: { cookie } });
-			assert.equal(res.status, 200, `${p}: ${res.status}`);
-			return (await res.json()).data;
-		};
-		const workflows = await rest('/workflows');
+		// the printed login opens a session (n8n's REST API, as the sign-in page does)
+		const rest = n8nRest(base, undefined, { login: { email, password } });
+		const cookie = await rest.session();
+		const workflows = await rest.request('GET', '/workflows');
 		const names = (Array.isArray(workflows) ? workflows : workflows.data).map((w) => w.name);
 		assert.equal(names.length, EXAMPLES.length, names.join(', '));
-		const credentials = await rest('/credentials');
+		const credentials = await rest.request('GET', '/credentials');
 		const credential = credentials.find(
 			(c) => c.name === CREDENTIAL.name && c.type === 'generationServiceApi',
 		);
@@ -124,17 +113,7 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 		// n8n runs under n8n 3.0's defaults (SSRF protection on), and the emulator's address is allowed:
 		// n8n's credential test of the printed credential reaches it
 		assert.ok(out.includes(`settings     ${describeDefaults('2')}`), out);
-		// as the editor's Test button does: the credential's form data (secrets redacted) sent back
-		const { data } = await rest(`/credentials/${credential.id}?includeData=true`);
-		const tested = await fetch(`${base}/rest/credentials/test`, {
-			method: 'POST',
-			headers: { cookie, 'Content-Type': 'application/json' },
-			body: JSON.stringify({
-				credentials: { id: credential.id, name: credential.name, type: credential.type, data },
-			}),
-		});
-		assert.equal(tested.status, 200);
-		assert.deepEqual((await tested.json()).data, {
+		assert.deepEqual(await rest.testCredential(credential.id), {
 			status: 'OK',
 			message: 'Connection successful!',
 		});
@@ -168,18 +147,24 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 				.first()
 				.waitFor();
 			assert.ok(nodeNames.includes('Upload Video'));
-			await waitFor(async () => (await page.title()).includes(shown), {
-				what: `the window title naming "${shown}"`,
-			});
+			await waitUntil(`the window title naming "${shown}"`, async () =>
+				(await page.title()).includes(shown),
+			);
 			t.diagnostic(
 				`the printed URL opens "${shown}" after the login (title "${await page.title()}")`,
 			);
-			// the printed workflow list: n8n's list with the examples (the base URL may open another page)
+			// the printed workflow list: n8n's list with the examples
 			const workflowsUrl = /workflows\s+(\S+)/.exec(out)?.[1];
 			assert.equal(workflowsUrl, `${base}/home/workflows`, out);
 			await page.goto(workflowsUrl, { waitUntil: 'domcontentloaded' });
 			await page.getByText(shown, { exact: true }).first().waitFor();
 			assert.equal(new URL(page.url()).pathname, '/home/workflows');
+			// the bare URL, as a newcomer types it: the same list (n8n 2.41.1 would open its blank AI assistant
+			// page, /assistant, with the module instance-ai on; local-editor.mjs turns it off)
+			await page.goto(`${base}/`, { waitUntil: 'domcontentloaded' });
+			await page.getByText(shown, { exact: true }).first().waitFor();
+			assert.equal(new URL(page.url()).pathname, '/home/workflows');
+			t.diagnostic(`the bare URL ${base}/ opens ${new URL(page.url()).pathname}`);
 		} finally {
 			await close();
 		}

@@ -19,7 +19,7 @@ describe('test:stress (tools/lib/stress.mjs)', () => {
 		assert.deepEqual(parseStressArgs([], 4), { runs: 3, load: 'spin', spinners: 4, jestArgs: [] });
 		assert.deepEqual(
 			parseStressArgs(['--runs', '10', '--load', 'jest', 'test/unit', '--', '-t', 'x'], 4),
-			{ runs: 10, load: 'jest', spinners: 4, jestArgs: ['-t', 'x'] },
+			{ runs: 10, load: 'jest', spinners: 4, jestArgs: ['test/unit', '-t', 'x'] },
 		);
 		assert.deepEqual(parseStressArgs(['--spinners', '1', 'test/unit'], 4).jestArgs, ['test/unit']);
 		assert.throws(() => parseStressArgs(['--runs', '0']), /--runs/);

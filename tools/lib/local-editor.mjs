@@ -35,6 +35,15 @@ export const LOCAL_MCP = { token: 'gs-local-mcp-token-0123456789', path: 'genera
 export const LOCAL_VIDEO_LINKS = { user: 'videos', password: 'gs-local-videos' };
 
 /**
+ * The bare URL (http://127.0.0.1:5678/) opens the workflow list, where the examples are. n8n 2.41.1's editor sends
+ * `/` to its AI assistant page (`/assistant`, blank here: no model is set up) while the module `instance-ai` is
+ * active, else to `/home/workflows` (n8n-editor-ui, router-*.js: the route `/`'s beforeEnter). The module is one
+ * of n8n's default modules (@n8n/backend-common, modules.config.js); N8N_DISABLED_MODULES turns it off. n8n 2.x
+ * only: n8n 1.x knows no such module and refuses an unknown name.
+ */
+export const HOME_IS_WORKFLOW_LIST = { N8N_DISABLED_MODULES: 'instance-ai' };
+
+/**
  * Everything `npm start` starts, ready; `stop()` ends it all. Used by the editor suite too, which adds its own
  * `credentials` (a list, or a function of the emulator giving one), `workflows` and a faster `jobTiming`.
  */
@@ -57,7 +66,9 @@ export async function startLocal({
 		jobTiming,
 	});
 
-	log('3/5 prepare n8n 2.x (the first start installs it into ~/.cache: about 5 minutes)…');
+	log(
+		'3/5 prepare n8n 2.x (the first start installs it into ~/.cache: 7 min 36 s on a 2-core machine)…',
+	);
 	await ensureHost({ version: '2' });
 	const firstStart = !fs.existsSync(path.join(userFolder, '.gs-start-ready'));
 	const outputDir = path.join(userFolder, 'output');
@@ -65,8 +76,11 @@ export async function startLocal({
 	const inst = await createInstance({
 		version: '2',
 		userFolder,
-		// the examples read the repo's samples and write their MP4 to the output folder
-		env: { N8N_RESTRICT_FILE_ACCESS_TO: [path.join(REPO, 'examples'), outputDir].join(';') },
+		env: {
+			// the examples read the repo's samples and write their MP4 to the output folder
+			N8N_RESTRICT_FILE_ACCESS_TO: [path.join(REPO, 'examples'), outputDir].join(';'),
+			...HOME_IS_WORKFLOW_LIST,
+		},
 	});
 	let server;
 	const n8nPort = await portOr(port); // the MCP example's instructions link to this n8n

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { PACKAGE, REPO } from './repo.mjs';
+import { manualTrigger, node, workflow } from './workflow.mjs';
 
 /** `POST /rest/breaking-changes/report/refresh?version=…` then `GET …/report?version=…`: the report. */
 export async function refreshReport(rest, version = 'v3') {
@@ -51,43 +52,22 @@ export function examplesForRest() {
 			const wf = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
 			return {
 				file: f,
-				body: {
+				body: workflow({
 					name: `Example ${f}`,
-					nodes: wf.nodes.map(({ credentials: _c, ...node }) => node),
+					nodes: wf.nodes.map(({ credentials: _c, ...n }) => n),
 					connections: wf.connections,
-					settings: wf.settings ?? {},
-					active: false,
-				},
+				}),
 			};
 		});
 }
 
 /** A workflow that uses a node n8n 3.0 removes (n8n-nodes-base.orbit): the report must flag it. */
 export function plantedRemovedNodeWorkflow() {
-	return {
+	return workflow({
 		name: 'Planted: uses a node 3.0 removes',
-		nodes: [
-			{
-				id: '5b0c1a52-0000-4000-8000-0000000000a1',
-				name: 'Manual',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: '5b0c1a52-0000-4000-8000-0000000000a2',
-				name: 'Orbit',
-				type: 'n8n-nodes-base.orbit',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {},
-			},
-		],
-		connections: { Manual: { main: [[{ node: 'Orbit', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-		active: false,
-	};
+		ids: '5b0c1a52',
+		nodes: [manualTrigger(), node('Orbit', 'n8n-nodes-base.orbit', 1)],
+	});
 }
 
 export { PACKAGE };

@@ -106,6 +106,18 @@ export function run(cmd, args, opts = {}) {
 	});
 }
 
+/**
+ * A command in the foreground, as a terminal runs it: in this process group (a Ctrl-C reaches it), its output
+ * straight through; resolves with its exit code (1 when a signal ended it).
+ */
+export function runAttached(cmd, args, { cwd, env } = {}) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(cmd, args, { cwd, env, stdio: 'inherit' });
+		child.once('error', reject);
+		child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+	});
+}
+
 /** run(), throwing with the last lines of the output unless the command exits 0. */
 export async function mustRun(what, cmd, args, opts) {
 	const r = await run(cmd, args, opts);

@@ -56,9 +56,10 @@ export async function loginSession(base) {
 
 /**
  * A REST client of the n8n at `base` (its host in `hostDir`, for the flatted run data). The owner's session is
- * opened on first use: a login, or the owner's setup on a fresh instance.
+ * opened on first use: a login, or the owner's setup on a fresh instance. With `login` ({ email, password }) it
+ * only logs in with those (an instance someone else set up, e.g. npm start's printed login).
  */
-export function n8nRest(base, hostDir) {
+export function n8nRest(base, hostDir, { login } = {}) {
 	let cookie;
 	const client = {
 		base,
@@ -69,9 +70,13 @@ export function n8nRest(base, hostDir) {
 				if (res.ok) return cookie;
 			}
 			const existing = await postWhileNotFound(base, '/login', {
-				emailOrLdapLoginId: OWNER.email,
-				password: OWNER.password,
+				emailOrLdapLoginId: (login ?? OWNER).email,
+				password: (login ?? OWNER).password,
 			});
+			if (login && !existing.ok)
+				throw new Error(
+					`login as ${login.email} failed: HTTP ${existing.status} ${await existing.text()}`,
+				);
 			cookie = existing.ok ? cookieOf(existing) : await ownerSession(base);
 			return cookie;
 		},
@@ -101,6 +106,15 @@ export function n8nRest(base, hostDir) {
 				throw error;
 			}
 			return parsed?.data ?? parsed;
+		},
+		/**
+		 * A credential's test as the editor's Test button runs it: its form data (secrets redacted) sent back to
+		 * POST /rest/credentials/test. n8n's answer: { status: 'OK' | 'Error', message }.
+		 */
+		async testCredential(id) {
+			const credential = await client.request('GET', `/credentials/${id}?includeData=true`);
+			const { name, type, data } = credential;
+			return client.request('POST', '/credentials/test', { credentials: { id, name, type, data } });
 		},
 		/** Executions (summaries, newest first, the first 100) of a workflow, or of all. */
 		async executions(workflowId) {

@@ -6,31 +6,57 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { integer, oneOf, parseCommandLine } from './cli.mjs';
 import { run, spawnLogged } from './process.mjs';
 import { REPO } from './repo.mjs';
 
 const JEST = path.join(REPO, 'node_modules', 'jest', 'bin', 'jest.js');
 const JEST_ENV = () => ({ ...process.env, N8N_USER_FOLDER: '' });
 
-/** `--runs N [--load spin|jest|none] [--spinners N] [-- <jest args>]` (unknown words go to jest too). */
+/** The command line of `npm run test:stress` (tools/lib/cli.mjs). */
+export const STRESS_COMMAND = {
+	command: 'npm run test:stress',
+	summary:
+		'The jest suite N times in a row on a busy machine (a busy loop on every core beside it, or a second\n' +
+		'jest run), then its failures by test name: a test that fails in some runs and passes in others depends\n' +
+		'on how busy the machine is. Exit 1 when any run failed.',
+	args: [{ name: 'jest paths', help: 'test paths handed to jest (default: the whole jest suite)' }],
+	extraArgs: true,
+	rest: 'JEST ARGS',
+	options: {
+		runs: {
+			type: 'string',
+			value: 'N',
+			default: 3,
+			parse: integer({ min: 1 }),
+			help: 'how many jest runs',
+		},
+		load: {
+			type: 'string',
+			value: 'spin|jest|none',
+			default: 'spin',
+			parse: oneOf(['spin', 'jest', 'none']),
+			help: 'what runs beside it',
+		},
+		spinners: {
+			type: 'string',
+			value: 'N',
+			parse: integer({ min: 0 }),
+			help: 'busy loops with --load spin (default: one per core)',
+		},
+	},
+	notes: ['e.g. npm run test:stress -- --runs 10 test/unit -- -t "pacer"'],
+};
+
+/** `--runs N [--load spin|jest|none] [--spinners N] [jest paths] [-- <jest args>]`. */
 export function parseStressArgs(argv, cores = os.availableParallelism()) {
-	const opts = { runs: 3, load: 'spin', spinners: cores, jestArgs: [] };
-	for (let i = 0; i < argv.length; i++) {
-		const a = argv[i];
-		if (a === '--') {
-			opts.jestArgs = argv.slice(i + 1);
-			break;
-		}
-		if (a === '--runs') opts.runs = Number(argv[++i]);
-		else if (a === '--load') opts.load = argv[++i];
-		else if (a === '--spinners') opts.spinners = Number(argv[++i]);
-		else opts.jestArgs.push(a);
-	}
-	if (!Number.isInteger(opts.runs) || opts.runs < 1)
-		throw new Error('--runs takes a whole number ≥ 1');
-	if (!['spin', 'jest', 'none'].includes(opts.load))
-		throw new Error('--load is spin, jest or none');
-	return opts;
+	const { options, positionals, rest } = parseCommandLine(STRESS_COMMAND, argv);
+	return {
+		runs: options.runs,
+		load: options.load,
+		spinners: options.spinners ?? cores,
+		jestArgs: [...positionals, ...rest],
+	};
 }
 
 /**
