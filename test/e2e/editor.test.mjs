@@ -6,7 +6,8 @@
 //     others) shows exactly the fields and "Add option" entries that the node descriptions of the build
 //     define (n8n-workflow's displayOptions logic, test/e2e/forms.mjs), and docs/nodes.md's tables list the same;
 //   - the pickers list the emulator's assets (videos or images as the field needs) and personas;
-//   - the credential test passes on the emulator and fails with the package's English message on a wrong key;
+//   - the credential test passes on the emulator and says what is wrong in the package's English (a Base URL
+//     without /v1, a web page, a wrong key);
 //   - the character-replacement example runs from "Execute workflow" and its MP4 shows in the output panel;
 //   - a failing item shows the package's English message (cause, what to do, Request ID) in the error panel;
 //   - every example opens (at the zoom n8n chooses) with its sticky notes readable, their text inside them, none
@@ -18,6 +19,7 @@
 //   GS_E2E_HOSTS=2 node --import tsx --test test/e2e/editor.test.mjs
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -50,6 +52,8 @@ import {
 import { INSTALL_TIMEOUT_MS, REPO, e2eHosts, loadExample, packOnce } from './harness.mjs';
 
 const WRONG_KEY_CREDENTIAL = { id: 'gsWrongKeyCred', name: 'Generation Service (wrong key)' };
+const NO_V1_CREDENTIAL = { id: 'gsNoV1Cred', name: 'Generation Service (Base URL without /v1)' };
+const WEB_PAGE_CREDENTIAL = { id: 'gsWebPageCred', name: 'Generation Service (a web page)' };
 const FORMS_WORKFLOW = 'gsEditorForms';
 const FAILING_WORKFLOW = 'gsEditorFailing';
 const MISSING_JOB = `job_${'0'.repeat(32)}`;
@@ -157,6 +161,7 @@ if (e2eHosts().includes('2')) {
 			let browser;
 			let page;
 			let states;
+			let webPage;
 			let userFolder;
 			let shots;
 			const shot = (file) => path.join(shots, file);
@@ -194,6 +199,15 @@ if (e2eHosts().includes('2')) {
 					states = formStates(nodeDescriptions(pkg));
 					fs.rmSync(path.dirname(pkg), { recursive: true, force: true });
 					userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-e2e-editor-'));
+					// a web page where a user might point the Base URL by mistake (a site, a proxy's page)
+					webPage = http.createServer((_req, res) => {
+						res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+						res.end(
+							'<!DOCTYPE html><html><head><title>Welcome</title></head><body>Hello</body></html>',
+						);
+					});
+					const webPagePort = await freePort();
+					await new Promise((resolve) => webPage.listen(webPagePort, '127.0.0.1', resolve));
 					shots = screenshotFolder();
 					process.stderr.write(`[editor] screenshots go to ${shots}\n`);
 					local = await startLocal({
@@ -204,6 +218,19 @@ if (e2eHosts().includes('2')) {
 						log: (m) => process.stderr.write(`[editor] ${m}\n`),
 						jobTiming: { queuedMs: 300, runningMs: 1500 },
 						credentials: (emu) => [
+							{
+								...NO_V1_CREDENTIAL,
+								type: 'generationServiceApi',
+								data: { apiKey: emu.keys.full, baseUrl: emu.baseUrl.replace(/\/v1$/, '/') },
+							},
+							{
+								...WEB_PAGE_CREDENTIAL,
+								type: 'generationServiceApi',
+								data: {
+									apiKey: emu.keys.full,
+									baseUrl: `http://127.0.0.1:${webPage.address().port}/v1`,
+								},
+							},
 							{
 								...WRONG_KEY_CREDENTIAL,
 								type: 'generationServiceApi',
@@ -240,6 +267,7 @@ if (e2eHosts().includes('2')) {
 			after(async () => {
 				await browser?.close();
 				await local?.stop();
+				webPage?.close();
 				if (userFolder && process.env.GS_E2E_KEEP !== '1')
 					fs.rmSync(userFolder, { recursive: true, force: true });
 			});
@@ -326,7 +354,7 @@ if (e2eHosts().includes('2')) {
 			);
 
 			it(
-				'the credential test passes on the emulator and fails in plain English on a wrong key',
+				'the credential test passes on the emulator, and says in plain English what is wrong: a Base URL without /v1, a web page, a wrong key',
 				shotOnFailure(async (t) => {
 					await ensureSignedIn();
 					const open = async (id) => {
@@ -361,23 +389,39 @@ if (e2eHosts().includes('2')) {
 					await ok.waitFor({ timeout: 60_000 });
 					await page.keyboard.press('Escape');
 
-					modal = await open(WRONG_KEY_CREDENTIAL.id);
-					// n8n's red banner "Couldn't connect with these settings", the test's message as its details
-					const failed = modal.locator('.el-tag', {
-						hasText: /Couldn.t connect with these settings/,
-					});
-					await failed.first().waitFor({ timeout: 60_000 });
-					const reason = modal.getByText(/did not accept this API key/);
-					if (!(await reason.first().isVisible())) {
-						const more = failed.first().getByText(/details/i);
-						if (await more.count()) await more.first().click();
-					}
-					await reason.first().waitFor({ timeout: 10_000 });
-					const text = await failed.first().innerText();
+					// each mistake ends in n8n's red banner "Couldn't connect with these settings", with the
+					// package's own words as its details (the credential test's rules)
+					const failureOf = async (credential, words) => {
+						modal = await open(credential.id);
+						const failed = modal.locator('.el-tag', {
+							hasText: /Couldn.t connect with these settings/,
+						});
+						await failed.first().waitFor({ timeout: 60_000 });
+						const reason = modal.getByText(words);
+						if (!(await reason.first().isVisible())) {
+							const more = failed.first().getByText(/details/i);
+							if (await more.count()) await more.first().click();
+						}
+						await reason.first().waitFor({ timeout: 10_000 });
+						const text = await failed.first().innerText();
+						await page.keyboard.press('Escape');
+						t.diagnostic(`${credential.name}: ${text.replace(/\s+/g, ' ')}`);
+						return text;
+					};
+					const noV1 = await failureOf(
+						NO_V1_CREDENTIAL,
+						/Nothing answers GET \/me at this Base URL/,
+					);
+					assert.match(noV1, /it must be the service address ending in \/v1/);
+					const webPageText = await failureOf(
+						WEB_PAGE_CREDENTIAL,
+						/but not the Generation Service/,
+					);
+					assert.match(webPageText, /\(a web page or a proxy\?\)/);
+					const text = await failureOf(WRONG_KEY_CREDENTIAL, /did not accept this API key/);
 					assert.match(text, /did not accept this API key \(invalid, expired or revoked\)/);
 					assert.match(text, /create a new key/);
 					assert.doesNotMatch(text, /svc_sk_key_1/, 'the key never appears');
-					await page.keyboard.press('Escape');
 					// n8n's editor tests a credential again by itself (the dialog tests on opening and on loading
 					// the data), so the refused key reaches GET /v1/me more than once: n8n's doing, not the package's
 					const all = local.emu.control.violations();
