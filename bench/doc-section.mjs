@@ -4,6 +4,7 @@
 // Goals table start with its `goalPrefix`, and its findings' bullets with its `findingPrefix` (each a string
 // or a list of them). Text functions, and writeSections, which scripts/bench.mjs calls.
 import fs from 'node:fs';
+import path from 'node:path';
 
 import { writeCharts, yes } from './report.mjs';
 
@@ -98,6 +99,29 @@ const goalRow = (g) => `| ${[g.goal, g.result, yes(g.met), g.note].join(' | ')} 
 export function writeSections(file, report, parts) {
 	fs.writeFileSync(file, refreshedDoc(fs.readFileSync(file, 'utf8'), report, parts));
 	writeCharts(file, report);
+	writeBlocks(path.dirname(file), report);
+}
+
+/**
+ * `doc` with the text between the markers of block `name` replaced by `text` (the markers kept, each on its
+ * own line); throws when the page has no such markers (a block is never added where nobody placed it).
+ */
+export function replaceBlock(doc, name, text) {
+	const old = sectionOf(doc, name);
+	if (!old) throw new Error(`no ${sectionStart(name)} … ${sectionEnd(name)} markers`);
+	return doc.replace(old, () => `${sectionStart(name)}\n\n${text}\n\n${sectionEnd(name)}`);
+}
+
+/** Writes the report's blocks (`report.blocks`: { doc, name, text }) into the pages of `docsDir`. */
+export function writeBlocks(docsDir, report) {
+	for (const b of report.blocks ?? []) {
+		const file = path.join(docsDir, b.doc);
+		try {
+			fs.writeFileSync(file, replaceBlock(fs.readFileSync(file, 'utf8'), b.name, b.text));
+		} catch (error) {
+			throw new Error(`${file}: ${error.message}`);
+		}
+	}
 }
 
 /**

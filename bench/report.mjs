@@ -41,6 +41,8 @@ export function createReport() {
 		findings: [],
 		durations: {},
 		charts: [], // { file, alt, svg }: written into images/ beside the report (charts.mjs)
+		// { doc, name, text }: a block another page of docs/ shows between its markers (doc-section.mjs writeBlocks)
+		blocks: [],
 		emit(text = '') {
 			say(text);
 			md.push(text);

@@ -3,27 +3,31 @@
 // emulator. Prints a table per part and, on a full run, writes docs/benchmarks.md with exactly those figures.
 //
 //   npm run bench                               all parts, writes docs/benchmarks.md
-//   npm run bench -- --only=requests,batch      some parts (requests, memory, batch, creates, cpu, queue); prints only
-//   npm run bench -- --only=queue --doc         part 6 alone (also memory, batch); replaces only its section, goal rows,
-//                                               findings and charts in docs/benchmarks.md
+//   npm run bench -- --only=requests,batch      some parts (requests, memory, batch, creates, cpu, queue,
+//                                               thousand); prints only
+//   npm run bench -- --only=queue --doc         part 6 alone (also memory, batch, thousand); replaces only its
+//                                               section, goal rows, findings and charts in docs/benchmarks.md
 //   options: --durations=10,30,60  --mem-reps=5  --probe-reps=1  --cpu-reps=3  --batch-sizes=10,50,100
 //            --batch-job-s=30  --batch-sides=ours,prev  --previous=6d65147  --creates=100
 //            --batch-phases=5,30,55 (ours runs each batch size starting about S s into the clock minute, for each S;
 //            the previous version at the middle one; a Wait node in the workflow waits for that second)
 //            --queue-calls=12  --queue-job-s=120  --queue-patterns=wait,park,trigger  --queue-sample-ms=1000
 //            --queue-trigger-phase=30 (part 6: seconds from the Job Finished trigger's poll second to the calls)
+//            --thousand-jobs=200 (part 7; 1000 for the documented run, which also writes docs/scale.md's table)
+//            --thousand-runs=items,executions,items-base,executions-base  --thousand-job-s=30
+//            --thousand-park-job-s=90  --thousand-window-ms=60000 (shorter only to try part 7 quickly)
 //            --dump=<dir> (journal, jobs and probe data of part 3 as JSON)  --out=<file>  --no-write  --doc
 //            --cpu-prof=<dir> (where part 5 keeps its V8 CPU profiles, summarised by bench/profile.mjs into
 //            the report: where the time of our node and of the HTTP Request node goes; default a temp folder)
 //
 // Run with `node --import tsx scripts/bench.mjs` (the emulator is TypeScript). One n8n process at a time
-// (part 6: one queue-mode stack). This command only reads its arguments and writes the report: the run is
-// bench/run.mjs, each part a module of bench/parts/ (listed in bench/parts/index.mjs). --help prints the
-// first 17 lines above.
+// (parts 6 and 7: one queue-mode stack at a time). This command only reads its arguments and writes the
+// report: the run is bench/run.mjs, each part a module of bench/parts/ (listed in bench/parts/index.mjs).
+// --help prints the first 21 lines above.
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { writeSections } from '../bench/doc-section.mjs';
+import { writeBlocks, writeSections } from '../bench/doc-section.mjs';
 import { fmtS } from '../bench/measure.mjs';
 import { parseArgs } from '../bench/options.mjs';
 import { PARTS } from '../bench/parts/index.mjs';
@@ -37,7 +41,7 @@ async function main() {
 		const header = fs
 			.readFileSync(new URL(import.meta.url), 'utf8')
 			.split('\n')
-			.slice(0, 17);
+			.slice(0, 21);
 		console.log(header.join('\n'));
 		return;
 	}
@@ -45,6 +49,7 @@ async function main() {
 	const docFile = path.join(REPO, 'docs', 'benchmarks.md');
 	if (opt.outFile) {
 		writeReport(opt.outFile, report);
+		if (opt.outFile === docFile) writeBlocks(path.dirname(docFile), report); // e.g. docs/scale.md's table
 		log(`wrote ${path.relative(process.cwd(), opt.outFile)}`);
 	} else if (opt.doc) {
 		writeSections(

@@ -23,5 +23,6 @@ import * as creates from './creates.mjs';
 import * as memory from './memory.mjs';
 import * as queue from './queue.mjs';
 import * as requests from './requests.mjs';
+import * as thousand from './thousand.mjs';
 
-export const PARTS = [requests, memory, batch, creates, cpu, queue];
+export const PARTS = [requests, memory, batch, creates, cpu, queue, thousand];
