@@ -29,6 +29,13 @@ export function table(head, rows) {
 	].join('\n');
 }
 
+/** A part's goals ({ goal, result, met, note }) as a table, with `head` for its four columns. */
+export const goalsTable = (goals, head = ['Goal', 'Result', 'Met?', 'Why']) =>
+	table(
+		head,
+		goals.map((g) => [g.goal, g.result, yes(g.met), g.note]),
+	);
+
 /**
  * An empty report: `emit(text)` prints a line and keeps it (`keep(text)` only keeps it); `goals` ({ goal, result, met, note }),
  * `findings` (text with this run's figures) and `durations` (part name -> ms) fill up as the parts run.

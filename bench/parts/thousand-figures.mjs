@@ -177,6 +177,20 @@ export function resumesOf(executions, { jobs, side, waitS }) {
 	return { count: late.length, late: stats(late), afterEnd: stats(afterEnd), estimates };
 }
 
+/**
+ * The run's requests (`trace`: [ms from the first request, route, status, process]) counted by route while
+ * the creates went out (up to the last create) and after: { creating, after } ({ route: count }; `list+`
+ * counts the job list's further pages).
+ */
+export function requestsByPhase(trace, lastCreateMs) {
+	const out = { creating: {}, after: {} };
+	for (const [ms, route] of trace) {
+		const phase = ms <= lastCreateMs ? out.creating : out.after;
+		phase[route] = (phase[route] ?? 0) + 1;
+	}
+	return out;
+}
+
 const pct = (x) => `${(x * 100).toFixed(1)} %`;
 
 /**
@@ -205,10 +219,16 @@ export function rateWhy(r) {
 		parts.push(
 			`${r.journalCount} requests against the floor's ${floorTotal} (+${extra}: ${beyond.join(', ') || 'other routes'}), about ${fmtS((extra / r.limit) * r.windowMs)} of the key's budget`,
 		);
+	const p = r.phases;
+	const pagesWhileCreating = (p?.creating.list ?? 0) + (p?.creating['list+'] ?? 0);
+	if (pagesWhileCreating)
+		parts.push(
+			`${pagesWhileCreating} job list pages (${p.creating['list+'] ?? 0} of them further pages) went out with the ${p.creating.create ?? 0} creates, before the last one`,
+		);
 	const t = r.timeline;
 	if (t)
 		parts.push(
-			`the last job created ${fmtS(t.lastCreate)} after the first request (the floor's ${fmtS(r.floor.lastCreateAt - r.floor.t0)}), the last job ended at ${fmtS(t.lastEnd)}, the last MP4 stored ${fmtS(r.lastMp4Ms - t.lastEnd)} after that`,
+			`the last job created ${fmtS(t.lastCreate)} after the first request (the floor's ${fmtS(r.floor.lastCreateAt - r.floor.t0)}), the last job ended at ${fmtS(t.lastEnd)}, the last download answered at ${fmtS(t.lastDownload)} (the floor's ${fmtS(r.floor.floorMs)}), the last MP4 stored ${fmtS(r.lastMp4Ms - t.lastDownload)} after it`,
 		);
 	if (r.windows.full)
 		parts.push(

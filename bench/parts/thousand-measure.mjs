@@ -10,8 +10,14 @@ import { BUCKET, FOLDER, s3Credential, startS3 } from '../../tools/lib/s3.mjs';
 import { pause, waitUntil } from '../../tools/lib/wait.mjs';
 import { baseCredential, ourCredential } from '../context.mjs';
 import { byRoute, routeText } from '../journal.mjs';
+
+/** A request's route as byRoute counts it (cap, quote, create, list, get, download, other); `list+`: a further page. */
+const routeOf = (e) => {
+	const route = Object.entries(byRoute([e])).find(([, c]) => c)?.[0];
+	return route === 'list' && /(^|&)cursor=/.test(e.query ?? '') ? 'list+' : route;
+};
 import { fmtS } from '../measure.mjs';
-import { followWorkerLogs, watchProcesses } from './queue-collect.mjs';
+import { CURRENT, followWorkerLogs, sampleEvery, watchProcesses } from './queue-collect.mjs';
 import { byProcess, judged } from './queue-measure.mjs';
 import { busyByWorker, integrateSamples, slotsOf } from './queue-figures.mjs';
 import {
@@ -19,13 +25,13 @@ import {
 	floorOfRun,
 	memoryOf,
 	refereeSplit,
+	requestsByPhase,
 	resumesOf,
 	verifyBucket,
 	windowUse,
 } from './thousand-figures.mjs';
 import { RUNS, promptOf, thousandWorkflow } from './thousand-workflows.mjs';
 
-const CURRENT = ['new', 'running', 'waiting'];
 /** How long a fresh stack idles before a run starts (its RSS at that moment is the run's start). */
 const SETTLE_MS = 20_000;
 /** Webhook calls in flight at once for the executions shapes (all N are sent within seconds). */
@@ -38,39 +44,20 @@ const CALLS_AT_ONCE = 25;
  */
 async function countExecutions(stack, workflowId, everyMs) {
 	const client = await pgClient(stack.postgres);
-	const samples = [];
-	let stopped = false;
-	const loop = (async () => {
-		while (!stopped) {
-			const sent = Date.now();
-			try {
-				const { rows } = await client.query(
-					`SELECT status, count(*)::int AS n FROM execution_entity
-					 WHERE "workflowId" = $1 AND status = ANY($2) GROUP BY status`,
-					[workflowId, CURRENT],
-				);
-				const counts = Object.fromEntries(CURRENT.map((st) => [st, 0]));
-				for (const r of rows) counts[r.status] = r.n;
-				samples.push({
-					at: (sent + Date.now()) / 2,
-					counts,
-					total: rows.reduce((a, r) => a + r.n, 0),
-				});
-			} catch {
-				/* the database was busy: the next sample */
-			}
-			await pause(Math.max(0, everyMs - (Date.now() - sent)));
-		}
-	})();
-	return {
-		samples,
-		last: () => samples[samples.length - 1],
-		async stop() {
-			stopped = true;
-			await loop;
-			await client.end();
+	return sampleEvery(
+		everyMs,
+		async () => {
+			const { rows } = await client.query(
+				`SELECT status, count(*)::int AS n FROM execution_entity
+				 WHERE "workflowId" = $1 AND status = ANY($2) GROUP BY status`,
+				[workflowId, CURRENT],
+			);
+			const counts = Object.fromEntries(CURRENT.map((st) => [st, 0]));
+			for (const r of rows) counts[r.status] = r.n;
+			return counts;
 		},
-	};
+		() => client.end(),
+	);
 }
 
 /** RSS per n8n process (its group), sampled every `everyMs`: [{ at, rss: { process: bytes } }]. */
@@ -283,7 +270,12 @@ export async function measureRun(ctx, name, settings) {
 			timeline: {
 				lastCreate: Math.max(...jobs.map((j) => j.createdAt)) - floor.t0,
 				lastEnd: Math.max(...jobs.map((j) => j.updatedAt)) - floor.t0,
+				lastDownload:
+					Math.max(...journal.filter((e) => /\/output$/.test(e.path)).map((e) => e.at)) - floor.t0,
 			},
+			phases: undefined, // below, from the trace
+			// every request of the key: [ms from the first, route, status, process] (for --thousand-dump)
+			trace: journal.map((e) => [e.at - floor.t0, routeOf(e), e.status, procs.ownerOf(e)]),
 			ratio: (bucket.lastAt - floor.t0) / floor.floorMs,
 			created: createdOnce({
 				prompts: Array.from({ length: n }, (_, k) => promptOf(tag, k + 1)),
@@ -305,6 +297,7 @@ export async function measureRun(ctx, name, settings) {
 			executions: { count: executions.length, status, read: details.length },
 			resumes: resumesOf(details, { jobs, side: run.side, waitS: jobS + 5 }),
 		};
+		record.phases = requestsByPhase(record.trace, record.timeline.lastCreate);
 		log(
 			`  ${name}: last MP4 ${fmtS(record.lastMp4Ms)} floor ${fmtS(floor.floorMs)} (×${record.ratio.toFixed(2)}); ${routeText(record.route)}; 429 ${record.r429}; referee ${record.referee.total} (alone ${record.referee.alone.length}); objects ${bucket.verified}/${n}; executions ${JSON.stringify(status)}`,
 		);

@@ -9,7 +9,7 @@ import { thousandChart } from '../charts.mjs';
 import { sectionEnd, sectionStart } from '../doc-section.mjs';
 import { routeText } from '../journal.mjs';
 import { MiB, fmtS } from '../measure.mjs';
-import { table, yes } from '../report.mjs';
+import { goalsTable, table } from '../report.mjs';
 import { partRunNote } from '../setup.mjs';
 import { simulateFloor } from '../floor.mjs';
 import { RATE_GOAL, thousandGoals } from './thousand-figures.mjs';
@@ -113,6 +113,18 @@ function processTable(results) {
 	);
 }
 
+const counts = (c) =>
+	Object.entries(c ?? {})
+		.map(([route, k]) => `${k} ${route}`)
+		.join(' + ') || '—';
+
+function phaseTable(results) {
+	return table(
+		['Run', 'While the creates went out', 'After the last create'],
+		results.map((r) => [r.name, counts(r.phases?.creating), counts(r.phases?.after)]),
+	);
+}
+
 /**
  * How long a run of `jobs` prompts would take, from this run: its floor for that many (bench/floor.mjs, from
  * second 0 of a window) stretched by the larger of this run's requests over the floor's (when the key's budget
@@ -186,6 +198,12 @@ export function emitThousand(ctx, all, meta) {
 	emit();
 	emit(costTable(results));
 	emit();
+	emit(
+		"Requests while the creates went out (up to the last create) and after (`list+`: the job list's further pages):",
+	);
+	emit();
+	emit(phaseTable(results));
+	emit();
 	emit('Requests by n8n process (a look = a first page of the job list or a job read):');
 	emit();
 	emit(processTable(results));
@@ -203,12 +221,7 @@ export function emitThousand(ctx, all, meta) {
 	const goals = thousandGoals(all, { n });
 	emit('Goals of this part (also in the Goals table at the end of a full run):');
 	emit();
-	emit(
-		table(
-			['Goal', 'Result', 'Met?', 'Why'],
-			goals.map((g) => [g.goal, g.result, yes(g.met), g.note]),
-		),
-	);
+	emit(goalsTable(goals));
 	emit();
 	if (n < DOCUMENTED_JOBS) {
 		const est = estimateMs(results, { jobs: DOCUMENTED_JOBS, ...meta });

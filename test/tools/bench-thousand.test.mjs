@@ -2,9 +2,13 @@
 // (bench/parts/thousand-figures.mjs) — the floor on the key's windows, the referee's records split into a
 // process alone and processes sharing the key, the goals' verdicts — and the docs/scale.md block it writes.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { replaceBlock } from '../../bench/doc-section.mjs';
+import { SCALE_BLOCK, SCALE_DOC } from '../../bench/parts/thousand-report.mjs';
+import { REPO } from '../../tools/lib/repo.mjs';
 import { journalFact, processName } from '../../tools/lib/soak/judge.mjs';
 import { judgeKeyRecords } from '../../bench/parts/queue-figures.mjs';
 import {
@@ -14,6 +18,7 @@ import {
 	MEMORY_SLACK_BYTES,
 	rateWhy,
 	refereeSplit,
+	requestsByPhase,
 	resumesOf,
 	thousandGoals,
 	verifyBucket,
@@ -377,6 +382,26 @@ describe('bench thousand: a run that did not complete', () => {
 	});
 });
 
+describe('bench thousand: requests while the creates went out', () => {
+	it('splits the trace at the last create, further list pages apart', () => {
+		const trace = [
+			[0, 'capabilities'],
+			[10, 'create'],
+			[20, 'list'],
+			[25, 'list+'],
+			[30, 'create'],
+			[40, 'get'],
+			[50, 'download'],
+		];
+		assert.deepEqual(requestsByPhase(trace, 30), {
+			creating: { capabilities: 1, create: 2, list: 1, 'list+': 1 },
+			after: { get: 1, download: 1 },
+		});
+		const text = rateWhy(record({ phases: requestsByPhase(trace, 30) }));
+		assert.match(text, /2 job list pages \(1 of them further pages\) went out with the 2 creates/);
+	});
+});
+
 describe('bench thousand: rateWhy in words', () => {
 	it('names extra list pages and quotes', () => {
 		const text = rateWhy(
@@ -409,5 +434,10 @@ describe('bench thousand: the docs/scale.md block', () => {
 			() => replaceBlock('no markers', 'thousand', 'x'),
 			/no <!-- bench:thousand:start -->/,
 		);
+	});
+
+	it('docs/scale.md has the markers the documented run writes between', () => {
+		const page = fs.readFileSync(path.join(REPO, 'docs', SCALE_DOC), 'utf8');
+		assert.match(replaceBlock(page, SCALE_BLOCK, 'the table'), /the table/);
 	});
 });
