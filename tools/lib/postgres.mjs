@@ -164,7 +164,7 @@ export async function pgClient({ port, database }) {
  * The size of `database` and of its largest tables (each with its indexes and TOAST): { database, tables:
  * { name: bytes } } in bytes.
  */
-export async function databaseSizes({ port, database }, { tables = 8 } = {}) {
+export async function databaseSizes({ port, database }, { tables = 100 } = {}) {
 	const client = await pgClient({ port, database });
 	try {
 		const db = await client.query('SELECT pg_database_size(current_database())::bigint AS bytes');
