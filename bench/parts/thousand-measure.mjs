@@ -30,7 +30,7 @@ import {
 	verifyBucket,
 	windowUse,
 } from './thousand-figures.mjs';
-import { RUNS, promptOf, thousandWorkflow } from './thousand-workflows.mjs';
+import { MANUAL_TRIGGER, RUNS, promptOf, thousandWorkflow } from './thousand-workflows.mjs';
 
 /** How long a fresh stack idles before a run starts (its RSS at that moment is the run's start). */
 const SETTLE_MS = 20_000;
@@ -75,11 +75,11 @@ function sampleRss(stack, everyMs) {
 	};
 }
 
-/** Sends the run's trigger: one call with N rows (items shapes) or N calls of one row (executions shapes). */
+/** Starts the run: a manual run of N items (items shapes) or N webhook calls of one row (executions shapes). */
 async function trigger(stack, run, { n, tag }) {
 	if (run.shape === 'items') {
-		const answer = await callWebhook(stack.base, run.hook, jsonBody({ n, tag }));
-		return { calls: 1, answered: answer.status === 200 ? 1 : 0 };
+		await stack.startFromTrigger(run.workflow, MANUAL_TRIGGER);
+		return { calls: 1, answered: 1 };
 	}
 	let next = 1;
 	let answered = 0;
@@ -138,6 +138,7 @@ export async function measureRun(ctx, name, settings) {
 	emu.control.grantCredits(n * 8 + 100, account);
 	emu.control.setJobTiming({ queuedMs: 1000, runningMs: jobS * 1000 - 1000 });
 	const s3 = await startS3();
+	const tag = `bench thousand ${name} ${Date.now().toString(36)}`;
 	const tStack = Date.now();
 	let stack;
 	try {
@@ -146,12 +147,16 @@ export async function measureRun(ctx, name, settings) {
 			workers,
 			concurrency,
 			credentials: credentialsOf(run, key, emu, s3),
-			workflows: [thousandWorkflow(name, { jobS, baseUrl: emu.baseUrl })],
-			env: { N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000' },
+			workflows: [thousandWorkflow(name, { jobS, baseUrl: emu.baseUrl, n, tag })],
+			env: {
+				N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000',
+				// the items shapes' manual run on a worker, as n8n 3.0 always runs manual executions
+				OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+			},
 			log: (m) => log(`    ${m}`),
 		});
 		const stackMs = Date.now() - tStack;
-		await stack.activate(run.workflow);
+		if (run.hook) await stack.activate(run.workflow); // webhooks; a manual run needs no publishing
 		await pause(SETTLE_MS); // n8n's processes settle after their start (a worker's RSS falls by ~200 MiB)
 		const dbAtStart = await databaseSizes(stack.postgres);
 		stack.resetRss();
@@ -160,7 +165,6 @@ export async function measureRun(ctx, name, settings) {
 		const logs = followWorkerLogs(stack);
 		const sampler = await countExecutions(stack, run.workflow, sampleMs);
 		const rss = sampleRss(stack, 5000);
-		const tag = `bench thousand ${name} ${Date.now().toString(36)}`;
 		const t0 = Date.now();
 		let timedOut = false;
 		let calls;
@@ -168,7 +172,8 @@ export async function measureRun(ctx, name, settings) {
 			calls = await trigger(stack, run, { n, tag });
 			log(`  ${name}: ${calls.answered}/${calls.calls} calls answered in ${fmtS(Date.now() - t0)}`);
 			const floorGuess = floorOfRun({ t0, n, jobMs: jobS * 1000, limit, windowMs, pollMs });
-			const timeoutMs = 4 * floorGuess.floorMs + 10 * 60_000;
+			// a bound to fail instead of hang: the executions shape at 500 prompts took 1.6 × its floor
+			const timeoutMs = 6 * floorGuess.floorMs + 15 * 60_000;
 			const inBucket = () =>
 				[...s3.created.keys()].filter((k) => k.startsWith(`${BUCKET}/`)).length;
 			let lastCount = -1;
@@ -206,7 +211,7 @@ export async function measureRun(ctx, name, settings) {
 			stack,
 			executions.map((x) => x.id),
 		);
-		await stack.deactivate(run.workflow);
+		if (run.hook) await stack.deactivate(run.workflow);
 		// the record: everything below is computed from what was collected
 		const onKey = new Set(
 			emu.control

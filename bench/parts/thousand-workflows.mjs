@@ -1,7 +1,8 @@
 // The workflows of part 7 (a thousand videos through queue mode), one per run, each on its own credential (its
 // own key) and the publish example's S3 credential; every MP4 ends as `generated/<job id>.mp4` in the bucket.
-//   items            one execution: Webhook (answers at once) → Code (N prompts) → the publish example's
-//                    Create and Wait and Upload to S3 (examples/publish-to-s3.json)
+//   items            one execution: a manual run (Manual Trigger, as the publish example starts; on a worker with
+//                    OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS) → Code (N prompts) → the publish example's Create
+//                    and Wait and Upload to S3 (examples/publish-to-s3.json)
 //   executions       one execution per row: examples/many-long-jobs.json's Webhook → Create → n8n's Wait node
 //                    until Create's estimatedReadyAt → Wait for Job, then the publish example's Upload to S3
 //   items-base       the items shape with n8n's own nodes: HTTP Request create (batching 1 item per 510 ms) →
@@ -21,7 +22,6 @@ export const RUNS = {
 		side: 'ours',
 		label: 'One execution, N items: Code → Create with Wait for Completion → S3',
 		workflow: 'benchThItems',
-		hook: 'gs-bench-thousand-items',
 		cred: 'benchThItems',
 	},
 	executions: {
@@ -38,7 +38,6 @@ export const RUNS = {
 		side: 'base',
 		label: "One execution, N items, n8n's own nodes: HTTP Request → Wait → HTTP Request → S3",
 		workflow: 'benchThItemsBase',
-		hook: 'gs-bench-thousand-items-base',
 		cred: 'benchThItemsBase',
 	},
 	'executions-base': {
@@ -51,12 +50,21 @@ export const RUNS = {
 	},
 };
 
-/** The Code node's items: `n` prompts, each naming its row (the webhook's body: { n, tag }). */
-export const PROMPTS_CODE = `const { n, tag } = $json.body;
-return Array.from({ length: n }, (_, i) => ({ json: { row: i + 1, prompt: \`\${tag} row \${i + 1}: a product turning on a plinth\` } }));`;
+/** The manual trigger the items shapes start from (a manual run: "Execute workflow"). */
+export const MANUAL_TRIGGER = 'Manual';
 
-/** The prompt of row `row` of a run tagged `tag` (the executions shapes: one webhook call per row). */
-export const promptOf = (tag, row) => `${tag} row ${row}: a product turning on a plinth`;
+const SUBJECT = 'a product turning on a plinth';
+
+/** The prompt of row `row` of a run tagged `tag`. */
+export const promptOf = (tag, row) => `${tag} row ${row}: ${SUBJECT}`;
+
+/** The Code node of the items shapes: `n` items { row, prompt } (the prompts of promptOf). */
+const prompts = (n, tag) =>
+	B.code(
+		'Prompts',
+		`const [tag, subject] = ${JSON.stringify([tag, SUBJECT])};
+return Array.from({ length: ${n} }, (_, i) => ({ json: { row: i + 1, prompt: \`\${tag} row \${i + 1}: \${subject}\` } }));`,
+	);
 
 const S3_KEY_OF_JOB = (jobIdExpr) => `={{ ${jobIdExpr} }}.mp4`;
 
@@ -86,9 +94,9 @@ function withoutMaxCredits(node) {
 }
 
 const webhook = (hook) => B.webhook('Webhook', { path: hook, responseMode: 'onReceived' });
-const prompts = () => B.code('Prompts', PROMPTS_CODE);
+const manual = () => B.manualTrigger(MANUAL_TRIGGER);
 
-function items() {
+function items({ n, tag }) {
 	const r = RUNS.items;
 	const create = loadExample(PUBLISH_EXAMPLE).nodes.find((n) => n.name === 'Create and Wait');
 	if (!create?.parameters.options?.waitForCompletion)
@@ -100,8 +108,8 @@ function items() {
 		id: r.workflow,
 		name: 'Bench thousand: items (examples/publish-to-s3.json)',
 		nodes: [
-			webhook(r.hook),
-			prompts(),
+			manual(),
+			prompts(n, tag),
 			{
 				...node,
 				parameters: { ...node.parameters, prompt: '={{ $json.prompt }}' },
@@ -146,7 +154,7 @@ const RETRY = { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 };
  * as a file, upload it to S3 as `<job id>.mp4`. `perItemMs`: HTTP Request's batching (one execution of N
  * items); else Retry On Fail (one execution per row).
  */
-function baseline(r, { baseUrl, waitS, perItemMs, promptExpr, rowExpr }) {
+function baseline(r, { baseUrl, waitS, perItemMs, promptExpr, rowExpr, n, tag }) {
 	const cred = r.cred;
 	const extra = (http) => {
 		if (perItemMs) http.parameters.options = { ...http.parameters.options, ...batching(perItemMs) };
@@ -175,8 +183,7 @@ function baseline(r, { baseUrl, waitS, perItemMs, promptExpr, rowExpr }) {
 		id: r.workflow,
 		name: `Bench thousand: ${r.shape}, n8n's own nodes`,
 		nodes: [
-			webhook(r.hook),
-			...(perItemMs ? [prompts()] : []),
+			...(perItemMs ? [manual(), prompts(n, tag)] : [webhook(r.hook)]),
 			create,
 			B.waitSeconds('Wait', waitS),
 			download,
@@ -187,16 +194,19 @@ function baseline(r, { baseUrl, waitS, perItemMs, promptExpr, rowExpr }) {
 
 /**
  * The workflow of run `name` (RUNS); `jobS`: its jobs' duration in seconds (the baselines wait that + 5 s);
- * `baseUrl`: the service's, for the baselines' HTTP Request nodes.
+ * `baseUrl`: the service's, for the baselines' HTTP Request nodes; `n` prompts tagged `tag` (promptOf) for
+ * the items shapes' Code node.
  */
-export function thousandWorkflow(name, { jobS, baseUrl }) {
-	if (name === 'items') return items();
+export function thousandWorkflow(name, { jobS, baseUrl, n, tag }) {
+	if (name === 'items') return items({ n, tag });
 	if (name === 'executions') return executions();
 	const waitS = jobS + 5;
 	if (name === 'items-base')
 		return baseline(RUNS[name], {
 			baseUrl,
 			waitS,
+			n,
+			tag,
 			perItemMs: 510,
 			promptExpr: '$json.prompt',
 			rowExpr: '$json.row',
