@@ -92,6 +92,34 @@ export function refreshedDoc(doc, report, parts) {
 	return out;
 }
 
+/** The Goals table's rows (markdown lines) whose goal starts with `prefix` (a string or a list). */
+export function goalRowsOf(doc, prefix) {
+	const lines = doc.split('\n');
+	const head = lines.findIndex((l) => /^## Goals$/.test(l));
+	if (head < 0) return [];
+	const rows = [];
+	for (let k = lines.findIndex((l, i) => i > head && l.startsWith('|')); k > 0; k++) {
+		if (!lines[k]?.startsWith('|')) break;
+		if (startsWithAny(lines[k].replace(/^\|\s*/, ''), prefix)) rows.push(lines[k]);
+	}
+	return rows;
+}
+
+/**
+ * `doc` (written by a full run) with the sections and goal rows of `parts` (parts with their own section that
+ * the run did not run, e.g. an opt-in one) as they were in `previous`, the doc before the run.
+ */
+export function keepSections(doc, previous, parts) {
+	let out = doc;
+	for (const part of parts) {
+		const section = sectionOf(previous, part.name);
+		if (!section) continue;
+		out = replaceSection(out, part.name, section);
+		out = replaceGoalRows(out, part.goalPrefix, goalRowsOf(previous, part.goalPrefix));
+	}
+	return out;
+}
+
 /** A goal as a row of the closing Goals table (closing.mjs's columns). */
 const goalRow = (g) => `| ${[g.goal, g.result, yes(g.met), g.note].join(' | ')} |`;
 

@@ -1,7 +1,8 @@
 // The command line of `npm run bench`: the options every run has (--only, --out, --no-write, --help, --doc) and
 // those each part declares in its module (`options`: [{ flags, key, parse, default, fullIf }]). A run is
-// "full" (it writes docs/benchmarks.md) when it runs every part and each option passes its `fullIf` (by
-// default: the option has its default value).
+// "full" (it writes docs/benchmarks.md) when it runs every part but the opt-in ones (`optIn`, run only when
+// --only names them) and each option of the parts it runs passes its `fullIf` (by default: the option has
+// its default value).
 import path from 'node:path';
 
 /** "10,30,60" -> [10, 30, 60] */
@@ -27,8 +28,10 @@ const isDefault = (spec) => (value) => String(value) === String(spec.default);
  */
 export function parseArgs(argv, parts, outDefault) {
 	const partNames = parts.map((p) => p.name);
+	// a part with `optIn` (hours long: part 7) runs only when --only names it
+	const byDefault = parts.filter((p) => !p.optIn).map((p) => p.name);
 	const specs = [...RUN_OPTIONS, ...parts.flatMap((p) => p.options ?? [])];
-	const o = { only: partNames, out: undefined, write: true };
+	const o = { only: byDefault, out: undefined, write: true };
 	for (const s of specs) o[s.key] = s.default;
 	for (const a of argv) {
 		const [k, v = ''] = a.replace(/^--/, '').split('=');
@@ -48,9 +51,13 @@ export function parseArgs(argv, parts, outDefault) {
 		throw new Error(
 			`--doc: ${noSection.join(', ')} ha${noSection.length > 1 ? 've' : 's'} no section of its own in docs/benchmarks.md (only ${parts.filter((p) => p.docSection).map((p) => p.name)}); use --only`,
 		);
+	const runSpecs = [
+		...RUN_OPTIONS,
+		...parts.filter((p) => o.only.includes(p.name)).flatMap((p) => p.options ?? []),
+	];
 	o.full =
-		partNames.every((p) => o.only.includes(p)) &&
-		specs.every((s) => (s.fullIf ?? isDefault(s))(o[s.key]));
+		byDefault.every((p) => o.only.includes(p)) &&
+		runSpecs.every((s) => (s.fullIf ?? isDefault(s))(o[s.key]));
 	// docs/benchmarks.md only from a full default run (or wherever --out says)
 	o.outFile = o.out ? path.resolve(o.out) : o.full && o.write ? outDefault : undefined;
 	return o;

@@ -2,7 +2,7 @@
 // version of this package, in real n8n 2.41.1 (filesystem binary mode, the 2.x default) against the local
 // emulator. Prints a table per part and, on a full run, writes docs/benchmarks.md with exactly those figures.
 //
-//   npm run bench                               all parts, writes docs/benchmarks.md
+//   npm run bench                               all parts but 7 (it runs when named), writes docs/benchmarks.md
 //   npm run bench -- --only=requests,batch      some parts (requests, memory, batch, creates, cpu, queue,
 //                                               thousand); prints only
 //   npm run bench -- --only=queue --doc         part 6 alone (also memory, batch, thousand); replaces only its
@@ -27,7 +27,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { writeBlocks, writeSections } from '../bench/doc-section.mjs';
+import { keepSections, writeBlocks, writeSections } from '../bench/doc-section.mjs';
 import { fmtS } from '../bench/measure.mjs';
 import { parseArgs } from '../bench/options.mjs';
 import { PARTS } from '../bench/parts/index.mjs';
@@ -48,8 +48,14 @@ async function main() {
 	const report = await runBench(opt, PARTS);
 	const docFile = path.join(REPO, 'docs', 'benchmarks.md');
 	if (opt.outFile) {
+		const previous = opt.outFile === docFile ? fs.readFileSync(docFile, 'utf8') : undefined;
 		writeReport(opt.outFile, report);
-		if (opt.outFile === docFile) writeBlocks(path.dirname(docFile), report); // e.g. docs/scale.md's table
+		if (previous) {
+			// the sections of parts this run left out (opt-in ones) stay as they were
+			const left = PARTS.filter((p) => p.docSection && !opt.only.includes(p.name));
+			fs.writeFileSync(docFile, keepSections(fs.readFileSync(docFile, 'utf8'), previous, left));
+			writeBlocks(path.dirname(docFile), report); // e.g. docs/scale.md's table
+		}
 		log(`wrote ${path.relative(process.cwd(), opt.outFile)}`);
 	} else if (opt.doc) {
 		writeSections(

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { replaceBlock } from '../../bench/doc-section.mjs';
+import { keepSections, replaceBlock } from '../../bench/doc-section.mjs';
+import { parseArgs } from '../../bench/options.mjs';
 import { SCALE_BLOCK, SCALE_DOC } from '../../bench/parts/thousand-report.mjs';
 import { REPO } from '../../tools/lib/repo.mjs';
 import { journalFact, processName } from '../../tools/lib/soak/judge.mjs';
@@ -419,6 +420,27 @@ describe('bench thousand: rateWhy in words', () => {
 			}),
 		);
 		assert.match(text, /\+52: 40 quotes, 12 list pages more than the floor's 7 looks/);
+	});
+});
+
+describe('bench thousand: an opt-in part', () => {
+	it('runs only when --only names it; a full run keeps its section and goal rows as they were', async () => {
+		const { PARTS } = await import('../../bench/parts/index.mjs');
+		const full = parseArgs([], PARTS, '/doc.md');
+		assert.equal(full.only.includes('thousand'), false);
+		assert.equal(full.full, true);
+		assert.deepEqual(parseArgs(['--only=thousand'], PARTS, '/doc.md').only, ['thousand']);
+		const goals = (rows) =>
+			`## Goals\n\n| Goal | Result | Met? | Why |\n| --- | --- | --- | --- |\n${rows}\n`;
+		const previous = `# B\n\n<!-- bench:thousand:start -->\n## 7. old\n<!-- bench:thousand:end -->\n\n${goals('| Queue mode: q | 1 | **met** |  |\n| A thousand videos: x | old | **met** |  |')}`;
+		const written = `# B\n\n${goals('| Queue mode: q | 2 | **met** |  |')}`;
+		const kept = keepSections(written, previous, [PARTS.find((p) => p.name === 'thousand')]);
+		assert.match(
+			kept,
+			/<!-- bench:thousand:start -->\n## 7\. old\n<!-- bench:thousand:end -->\n\n## Goals/,
+		);
+		assert.match(kept, /\| Queue mode: q \| 2 \|/);
+		assert.match(kept, /\| A thousand videos: x \| old \|/);
 	});
 });
 
