@@ -125,17 +125,33 @@ export function memoryOf(start, peak, samples = []) {
 }
 
 /**
- * The memory goal for one shape: for each n8n process, what our run added to its RSS against what the baseline
- * added on the same process (`MEMORY_SLACK_BYTES` allowed for noise). { met, rows: [{ process, ours, base,
- * over }] } (bytes; `over` = ours − base − slack when above 0).
+ * What a run added to the RSS of the main and of the workers, the worker that added most standing for them
+ * (which worker runs an execution is n8n's choice): { main, workers } in bytes.
+ */
+export function addedByRole(memory) {
+	const entries = Object.entries(memory.perProcess);
+	const workers = entries.filter(([p]) => p !== 'main').map(([, m]) => m.added);
+	return {
+		main: memory.perProcess.main?.added ?? NaN,
+		workers: workers.length ? Math.max(...workers) : NaN,
+	};
+}
+
+/**
+ * The memory goal for one shape: what our run added to the main's RSS and to the most-added worker's, against
+ * what the baseline added on the same shape (`MEMORY_SLACK_BYTES` allowed for noise). { met, rows: [{
+ * process: 'main' | 'workers', ours, base, over }] } (bytes; `over` = ours − base − slack).
  */
 export function memoryVerdict(ours, base, slack = MEMORY_SLACK_BYTES) {
-	const rows = Object.keys(ours.perProcess).map((p) => {
-		const o = ours.perProcess[p].added;
-		const b = base?.perProcess[p]?.added;
-		return { process: p, ours: o, base: b, over: Number.isFinite(b) ? o - b - slack : NaN };
-	});
-	return { met: rows.length > 0 && rows.every((r) => r.over <= 0), rows };
+	const o = addedByRole(ours);
+	const b = base ? addedByRole(base) : undefined;
+	const rows = ['main', 'workers'].map((role) => ({
+		process: role,
+		ours: o[role],
+		base: b?.[role],
+		over: Number.isFinite(b?.[role]) ? o[role] - b[role] - slack : NaN,
+	}));
+	return { met: rows.every((r) => r.over <= 0), rows };
 }
 
 /** The node that ran after the Wait node (what a resume starts with) and how the Wait node's target is read. */
@@ -224,6 +240,15 @@ export function rateWhy(r) {
 	if (pagesWhileCreating)
 		parts.push(
 			`${pagesWhileCreating} job list pages (${p.creating['list+'] ?? 0} of them further pages) went out with the ${p.creating.create ?? 0} creates, before the last one`,
+		);
+	const after = r.resumes?.afterEnd;
+	if (after && r.slots?.parked)
+		parts.push(
+			`the parked executions resumed a median ${fmtS(after.median)} (at most ${fmtS(after.max)}) after their job ended (${Object.entries(
+				r.resumes.estimates ?? {},
+			)
+				.map(([k, c]) => `${c} × Create's estimate ${k.split(':')[0]}`)
+				.join(', ')})`,
 		);
 	const t = r.timeline;
 	if (t)
@@ -320,7 +345,7 @@ export function thousandGoals(results, { n }) {
 	});
 	const mib = (b) => (Number.isFinite(b) ? `${(b / MiB).toFixed(1)} MiB` : 'n/a');
 	goals.push({
-		goal: `A thousand videos: no n8n process's memory growing beyond what n8n's own nodes cost on the same shape (RSS added during the run ≤ the baseline's + ${MEMORY_SLACK_BYTES / MiB} MiB)`,
+		goal: `A thousand videos: no n8n process's memory growing beyond what n8n's own nodes cost on the same shape (RSS added during the run, main and the most-added worker, ≤ the baseline's + ${MEMORY_SLACK_BYTES / MiB} MiB)`,
 		result: verdicts
 			.map(({ r, v }) =>
 				v
