@@ -6,6 +6,7 @@
 import { simulateFloor } from '../floor.mjs';
 import { kindCounts } from '../journal.mjs';
 import { fmtS, MiB, median } from '../measure.mjs';
+import { signed } from '../report.mjs';
 
 /** The rate goal: the last MP4 at most this many times the floor (≥ 95 % of the key's rate). */
 export const RATE_GOAL = 1.05;
@@ -349,7 +350,7 @@ export function thousandGoals(results, { n }) {
 		result: verdicts
 			.map(({ r, v }) =>
 				v
-					? `${r.shape}: ${v.rows.map((x) => `${x.process} +${mib(x.ours)} vs +${mib(x.base)}`).join(', ')}`
+					? `${r.shape}: ${v.rows.map((x) => `${x.process} ${signed(x.ours)} vs ${signed(x.base)}`).join(', ')}`
 					: `${r.shape}: no baseline run`,
 			)
 			.join('; '),

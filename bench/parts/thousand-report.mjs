@@ -9,7 +9,7 @@ import { thousandChart } from '../charts.mjs';
 import { sectionEnd, sectionStart } from '../doc-section.mjs';
 import { routeText } from '../journal.mjs';
 import { MiB, fmtS } from '../measure.mjs';
-import { goalsTable, table } from '../report.mjs';
+import { goalsTable, signed, table } from '../report.mjs';
 import { partRunNote } from '../setup.mjs';
 import { simulateFloor } from '../floor.mjs';
 import { RATE_GOAL, thousandGoals } from './thousand-figures.mjs';
@@ -77,7 +77,7 @@ function costTable(results) {
 		results.map((r) => [
 			r.name,
 			Object.entries(r.memory.perProcess)
-				.map(([p, m]) => `${p} ${mib(m.peak)} (+${mib(m.added)})`)
+				.map(([p, m]) => `${p} ${mib(m.peak)} (${signed(m.added)})`)
 				.join(', '),
 			`${mib(r.database.end.database - r.database.start.database)}; ${mib(growth(r.database, 'execution_data'))}; ${mib(growth(r.database, 'binary_data'))}`,
 			`${r.slots.seconds.toFixed(0)} (${r.slots.queueJobs}${r.slots.open ? `, ${r.slots.open} never finished` : ''})`,

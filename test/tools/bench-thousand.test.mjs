@@ -296,6 +296,14 @@ describe('bench thousand: the goals’ verdicts', () => {
 			base('executions'),
 		];
 		assert.deepEqual(verdicts(runs), { 0: true, 1: true, 2: true, 3: true, 4: true });
+		// a process whose RSS fell during the run reads as such
+		const fell = record({
+			memory: { perProcess: { main: { added: -19 * MiB }, worker1: { added: 0 } } },
+		});
+		assert.match(
+			thousandGoals([fell, base('items')], { n: 100 })[4].result,
+			/^items: main −19\.0 MiB vs \+5\.0 MiB, workers \+0\.0 MiB vs \+25\.0 MiB$/,
+		);
 	});
 
 	it('the rate goal: 1.05 × the floor is met, above it is not, and the miss says where the requests went', () => {
