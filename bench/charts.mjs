@@ -78,6 +78,31 @@ export function queueSlotsChart(results) {
 }
 
 /**
+ * Part 7 (a thousand videos), its runs side by side (thousand-measure.mjs's records): each run's MP4s stored in
+ * the bucket over time from its first request on the key, and each run's floor (bench/floor.mjs).
+ */
+export function thousandChart(results, n) {
+	const title = `A thousand videos through queue mode (${n} prompts): MP4s in the bucket over time`;
+	return {
+		file: 'bench-thousand-deliveries.svg',
+		alt: title,
+		svg: lineChart({
+			title,
+			xLabel: "seconds from the run's first request on the key",
+			yLabel: 'MP4s in the bucket',
+			series: results.map((r) => ({
+				name: r.name,
+				points: cumulative(r.bucket.storedAts.map((at) => at - r.floor.t0)),
+			})),
+			vlines: [...new Set(results.map((r) => (r.floor.floorMs / 1000).toFixed(1)))].map((s) => ({
+				at: Number(s),
+				label: `floor ${s} s`,
+			})),
+		}),
+	};
+}
+
+/**
  * Part 2 (memory): the main process's peak memory added by file size (a size's median peak minus the tiny
  * file's), ours beside HTTP Request, downloads then uploads. `added(transfer, side, k)` in bytes
  * (memory-figures.mjs); `DL`/`UP` the sizes ({ k, label }), the tiny one (k 't') left out.

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { fmtS } from './measure.mjs';
-import { table, yes } from './report.mjs';
+import { goalsTable } from './report.mjs';
 
 /** Observations about our nodes that the code shows (no figures: those are in the findings above). */
 const FINDINGS = [
@@ -19,12 +19,7 @@ export function emitClosing(report, { partNames, machine, setupMs, totalMs }) {
 	const { emit, goals, findings, durations } = report;
 	emit('## Goals');
 	emit();
-	emit(
-		table(
-			['Goal', 'Result (ours)', 'Met?', 'Why / what would fix it'],
-			goals.map((g) => [g.goal, g.result, yes(g.met), g.note]),
-		),
-	);
+	emit(goalsTable(goals, ['Goal', 'Result (ours)', 'Met?', 'Why / what would fix it']));
 	emit();
 	emit('## Findings (from these runs and the code)');
 	emit();
@@ -41,7 +36,10 @@ export function emitClosing(report, { partNames, machine, setupMs, totalMs }) {
 	emit('npm run bench -- --mem-reps=5 --cpu-reps=5  # more repetitions');
 	emit('npm run bench -- --only=batch --batch-sizes=10 --previous=<commit>');
 	emit(
-		'npm run bench -- --only=queue --doc         # one part alone (queue, memory, batch); replaces only its section, goal rows and findings here',
+		'npm run bench -- --only=queue --doc         # one part alone (queue, memory, batch, thousand); replaces only its section, goal rows and findings here',
+	);
+	emit(
+		"npm run bench -- --only=thousand --thousand-jobs=1000 --doc  # part 7 as documented; also writes docs/scale.md's table",
 	);
 	emit('```');
 	emit();
@@ -55,6 +53,6 @@ export function emitClosing(report, { partNames, machine, setupMs, totalMs }) {
 			.map((x) => x.toFixed(2))
 			.join(
 				' ',
-			)} (other work on the machine during the run shows in CPU and wall figures). Parts 1–5 run one n8n process at a time, part 6 one queue-mode stack; job timings are real time, so parts 1, 3 and 6 cannot be much shorter than their jobs and rate windows.`,
+			)} (other work on the machine during the run shows in CPU and wall figures). Parts 1–5 run one n8n process at a time, parts 6 and 7 one queue-mode stack at a time; job timings are real time, so parts 1, 3, 6 and 7 cannot be much shorter than their jobs and rate windows.`,
 	);
 }

@@ -4,6 +4,7 @@
 // Goals table start with its `goalPrefix`, and its findings' bullets with its `findingPrefix` (each a string
 // or a list of them). Text functions, and writeSections, which scripts/bench.mjs calls.
 import fs from 'node:fs';
+import path from 'node:path';
 
 import { writeCharts, yes } from './report.mjs';
 
@@ -91,6 +92,34 @@ export function refreshedDoc(doc, report, parts) {
 	return out;
 }
 
+/** The Goals table's rows (markdown lines) whose goal starts with `prefix` (a string or a list). */
+export function goalRowsOf(doc, prefix) {
+	const lines = doc.split('\n');
+	const head = lines.findIndex((l) => /^## Goals$/.test(l));
+	if (head < 0) return [];
+	const rows = [];
+	for (let k = lines.findIndex((l, i) => i > head && l.startsWith('|')); k > 0; k++) {
+		if (!lines[k]?.startsWith('|')) break;
+		if (startsWithAny(lines[k].replace(/^\|\s*/, ''), prefix)) rows.push(lines[k]);
+	}
+	return rows;
+}
+
+/**
+ * `doc` (written by a full run) with the sections and goal rows of `parts` (parts with their own section that
+ * the run did not run, e.g. an opt-in one) as they were in `previous`, the doc before the run.
+ */
+export function keepSections(doc, previous, parts) {
+	let out = doc;
+	for (const part of parts) {
+		const section = sectionOf(previous, part.name);
+		if (!section) continue;
+		out = replaceSection(out, part.name, section);
+		out = replaceGoalRows(out, part.goalPrefix, goalRowsOf(previous, part.goalPrefix));
+	}
+	return out;
+}
+
 /** A goal as a row of the closing Goals table (closing.mjs's columns). */
 const goalRow = (g) => `| ${[g.goal, g.result, yes(g.met), g.note].join(' | ')} |`;
 
@@ -98,6 +127,29 @@ const goalRow = (g) => `| ${[g.goal, g.result, yes(g.met), g.note].join(' | ')} 
 export function writeSections(file, report, parts) {
 	fs.writeFileSync(file, refreshedDoc(fs.readFileSync(file, 'utf8'), report, parts));
 	writeCharts(file, report);
+	writeBlocks(path.dirname(file), report);
+}
+
+/**
+ * `doc` with the text between the markers of block `name` replaced by `text` (the markers kept, each on its
+ * own line); throws when the page has no such markers (a block is never added where nobody placed it).
+ */
+export function replaceBlock(doc, name, text) {
+	const old = sectionOf(doc, name);
+	if (!old) throw new Error(`no ${sectionStart(name)} … ${sectionEnd(name)} markers`);
+	return doc.replace(old, () => `${sectionStart(name)}\n\n${text}\n\n${sectionEnd(name)}`);
+}
+
+/** Writes the report's blocks (`report.blocks`: { doc, name, text }) into the pages of `docsDir`. */
+export function writeBlocks(docsDir, report) {
+	for (const b of report.blocks ?? []) {
+		const file = path.join(docsDir, b.doc);
+		try {
+			fs.writeFileSync(file, replaceBlock(fs.readFileSync(file, 'utf8'), b.name, b.text));
+		} catch (error) {
+			throw new Error(`${file}: ${error.message}`);
+		}
+	}
 }
 
 /**

@@ -1,7 +1,7 @@
 // The command line of `npm run bench`, read by tools/lib/cli.mjs: the options every run has (--only, --out,
 // --no-write, --help, --doc) and those each part declares in its module (`options`: [{ flags, key, parse, default,
-// fullIf, help }]). A run is
-// "full" (it writes docs/benchmarks.md) when it runs every part and each option passes its `fullIf` (by
+// fullIf, help }]). A run is "full" (it writes docs/benchmarks.md) when it runs every part but the opt-in ones
+// (`optIn`, run only when --only names them) and each option of the parts it runs passes its `fullIf` (by
 // default: the option has its default value).
 import path from 'node:path';
 
@@ -43,7 +43,10 @@ export function benchCommand(parts) {
 		only: {
 			type: 'string',
 			value: 'PARTS',
-			help: `the parts to run, of ${parts.map((p) => p.name).join(', ')} (default all)`,
+			help: `the parts to run, of ${parts.map((p) => p.name).join(', ')} (default all but ${parts
+				.filter((p) => p.optIn)
+				.map((p) => p.name)
+				.join(', ')}: run only when named)`,
 		},
 		out: { type: 'string', value: 'FILE', help: 'write the report there' },
 		'no-write': { type: 'boolean', help: 'write no report (a full run writes docs/benchmarks.md)' },
@@ -64,13 +67,16 @@ export function benchCommand(parts) {
 		summary:
 			"Benchmarks in real n8n 2.41.1 against the local emulator: our nodes beside n8n's own (HTTP Request + Wait +\n" +
 			'IF) and beside the previous version of this package. Prints a table per part; a full default run writes\n' +
-			'docs/benchmarks.md with exactly those figures. One n8n process at a time (part 6: one queue-mode stack).',
+			'docs/benchmarks.md with exactly those figures. One n8n process at a time (parts 6 and 7: one queue-mode stack).',
 		options,
 		notes: [
-			'e.g. npm run bench                              all parts, writes docs/benchmarks.md',
+			'e.g. npm run bench                              all parts but 7, writes docs/benchmarks.md',
 			'     npm run bench -- --only=requests,batch     some parts; prints only',
 			'     npm run bench -- --only=queue --doc        part 6 alone; replaces only its section, goal rows,',
 			'                                                findings and charts in docs/benchmarks.md',
+			'     npm run bench -- --only=thousand --thousand-jobs=1000 --doc',
+			'                                                part 7 as documented (more than an hour); also',
+			"                                                writes docs/scale.md's table",
 		],
 	};
 }
@@ -86,12 +92,14 @@ const isDefault = (spec) => (value) => String(value) === String(spec.default);
  */
 export function parseArgs(argv, parts, outDefault) {
 	const partNames = parts.map((p) => p.name);
+	// a part with `optIn` (hours long: part 7) runs only when --only names it
+	const byDefault = parts.filter((p) => !p.optIn).map((p) => p.name);
 	const specs = [...RUN_OPTIONS, ...parts.flatMap((p) => p.options ?? [])];
 	const parsed = parseCommandLine(benchCommand(parts), argv);
 	if (parsed.help) return { help: true };
 	const given = parsed.options;
 	const o = {
-		only: given.only === undefined ? partNames : names(given.only),
+		only: given.only === undefined ? byDefault : names(given.only),
 		out: given.out,
 		write: !given['no-write'],
 	};
@@ -107,9 +115,13 @@ export function parseArgs(argv, parts, outDefault) {
 		throw new UsageError(
 			`--doc: ${noSection.join(', ')} ha${noSection.length > 1 ? 've' : 's'} no section of its own in docs/benchmarks.md (only ${parts.filter((p) => p.docSection).map((p) => p.name)}); use --only`,
 		);
+	const runSpecs = [
+		...RUN_OPTIONS,
+		...parts.filter((p) => o.only.includes(p.name)).flatMap((p) => p.options ?? []),
+	];
 	o.full =
-		partNames.every((p) => o.only.includes(p)) &&
-		specs.every((s) => (s.fullIf ?? isDefault(s))(o[s.key]));
+		byDefault.every((p) => o.only.includes(p)) &&
+		runSpecs.every((s) => (s.fullIf ?? isDefault(s))(o[s.key]));
 	// docs/benchmarks.md only from a full default run (or wherever --out says)
 	o.outFile = o.out ? path.resolve(o.out) : o.full && o.write ? outDefault : undefined;
 	return o;

@@ -29,6 +29,13 @@ export function table(head, rows) {
 	].join('\n');
 }
 
+/** A part's goals ({ goal, result, met, note }) as a table, with `head` for its four columns. */
+export const goalsTable = (goals, head = ['Goal', 'Result', 'Met?', 'Why']) =>
+	table(
+		head,
+		goals.map((g) => [g.goal, g.result, yes(g.met), g.note]),
+	);
+
 /**
  * An empty report: `emit(text)` prints a line and keeps it (`keep(text)` only keeps it); `goals` ({ goal, result, met, note }),
  * `findings` (text with this run's figures) and `durations` (part name -> ms) fill up as the parts run.
@@ -41,6 +48,8 @@ export function createReport() {
 		findings: [],
 		durations: {},
 		charts: [], // { file, alt, svg }: written into images/ beside the report (charts.mjs)
+		// { doc, name, text }: a block another page of docs/ shows between its markers (doc-section.mjs writeBlocks)
+		blocks: [],
 		emit(text = '') {
 			say(text);
 			md.push(text);

@@ -70,8 +70,10 @@ function axes({ x, y, xs, ys }, title, xLabel, yLabel) {
 }
 
 function legend(names) {
+	// 180 px an entry, narrower when more entries would not fit in the width
+	const step = Math.min(180, Math.floor((WIDTH - MARGIN.left - 20) / Math.max(1, names.length)));
 	return names.map((n, i) => {
-		const lx = MARGIN.left + 10 + i * 180;
+		const lx = MARGIN.left + 10 + i * step;
 		const ly = HEIGHT - 8;
 		return `<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/>${text(lx + 14, ly, n)}`;
 	});

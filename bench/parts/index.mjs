@@ -8,6 +8,8 @@
 //   prepare(ctx)         its keys, credentials (ctx.key, ctx.ourCred, ctx.baseCred) and inputs; returns
 //                        { workflows, prevWorkflows } to import, and whatever else its run needs
 //   run(ctx, prepared)   measures, then emits its section and adds its goals and findings (ctx.report)
+//   optIn                optional: true for a part that runs only when --only names it (hours long); a full
+//                        run leaves it out and keeps its section of docs/benchmarks.md as it was
 //   docSection, goalPrefix, findingPrefix  optional: its section is emitted between markers, its goals' rows
 //                        start with goalPrefix and its findings with findingPrefix (each a string or a list),
 //                        so `--only=<name> --doc` replaces just those in docs/benchmarks.md
@@ -23,5 +25,6 @@ import * as creates from './creates.mjs';
 import * as memory from './memory.mjs';
 import * as queue from './queue.mjs';
 import * as requests from './requests.mjs';
+import * as thousand from './thousand.mjs';
 
-export const PARTS = [requests, memory, batch, creates, cpu, queue];
+export const PARTS = [requests, memory, batch, creates, cpu, queue, thousand];

@@ -63,28 +63,25 @@ export function followWorkerLogs(stack, everyMs = 200) {
 	};
 }
 
-const CURRENT = ['new', 'running', 'waiting'];
+/** Execution statuses of executions not done: waiting for a worker slot, running, parked. */
+export const CURRENT = ['new', 'running', 'waiting'];
 
 /**
- * Samples the main's current executions (`new`: waiting for a worker slot, `running`, `waiting`: parked) of
- * `workflowIds` every `everyMs` through its REST API. Each sample { at (the middle of its request), counts,
- * total }. stop() ends it and returns { samples, errors }.
+ * Counts executions every `everyMs` with `count()` (→ { status: n }), until stop(). Each sample { at (the
+ * middle of its count), counts, total }; a count that throws is skipped (counted in `errors`). stop() waits
+ * for the last count, calls `onStop` and returns { samples, errors }.
  */
-export function sampleExecutions(stack, workflowIds, everyMs = 1000) {
+export function sampleEvery(everyMs, count, onStop) {
 	const samples = [];
 	let errors = 0;
 	let stopped = false;
-	const filter = encodeURIComponent(JSON.stringify({ status: CURRENT }));
 	const loop = (async () => {
 		while (!stopped) {
 			const sent = Date.now();
 			try {
-				const data = await stack.rest('GET', `/executions?limit=100&filter=${filter}`);
-				const mine = (data.results ?? data).filter((e) => workflowIds.includes(e.workflowId));
-				const counts = Object.fromEntries(
-					CURRENT.map((s) => [s, mine.filter((e) => e.status === s).length]),
-				);
-				samples.push({ at: (sent + Date.now()) / 2, counts, total: mine.length });
+				const counts = await count();
+				const total = Object.values(counts).reduce((a, b) => a + b, 0);
+				samples.push({ at: (sent + Date.now()) / 2, counts, total });
 			} catch {
 				errors++;
 			}
@@ -97,9 +94,23 @@ export function sampleExecutions(stack, workflowIds, everyMs = 1000) {
 		async stop() {
 			stopped = true;
 			await loop;
+			await onStop?.();
 			return { samples, errors };
 		},
 	};
+}
+
+/**
+ * Samples the main's current executions (`new`: waiting for a worker slot, `running`, `waiting`: parked) of
+ * `workflowIds` every `everyMs` through its REST API (sampleEvery).
+ */
+export function sampleExecutions(stack, workflowIds, everyMs = 1000) {
+	const filter = encodeURIComponent(JSON.stringify({ status: CURRENT }));
+	return sampleEvery(everyMs, async () => {
+		const data = await stack.rest('GET', `/executions?limit=100&filter=${filter}`);
+		const mine = (data.results ?? data).filter((e) => workflowIds.includes(e.workflowId));
+		return Object.fromEntries(CURRENT.map((s) => [s, mine.filter((e) => e.status === s).length]));
+	});
 }
 
 /** Waits until no execution of any workflow is new, running or waiting (a clean state between patterns). */

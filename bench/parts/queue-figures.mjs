@@ -1,6 +1,8 @@
 // The figures of part 6 (queue mode) from what it collected, as pure functions (unit-tested in
 // test/tools/bench-queue.test.mjs): worker slots from the workers' log lines, the main's execution list
-// sampled over time, the MP4s the sink received, requests by process, and the goal's request budget.
+// sampled over time, the MP4s the sink received, requests by process, the goal's request budget, and the
+// referee's records of a key told apart (part 7 uses them too).
+import { judgeViolations } from '../../tools/lib/soak/judge.mjs';
 
 /** "Worker started execution 12 (job 15)" / "Worker finished execution 12 (job 15)" → { kind, executionId, bullJob }. */
 export function workerLogEvent(line) {
@@ -110,4 +112,20 @@ export function waitBudget({ n, busy, intervalMs }) {
 	);
 	const extra = Object.values(perProcess).reduce((a, x) => a + x.looks + x.capabilities, 0);
 	return { total: 2 * n + extra, perProcess };
+}
+
+/**
+ * The referee's records `v` of one key told apart as the soak tells them (tools/lib/soak/judge.mjs), from the
+ * facts collected with the process behind each request (`facts`: journalFact records; `rules`: the judge's):
+ * `own`, violations by a process alone; `collisions`, of processes sharing the key (each within its own
+ * budget, e.g. two workers' list looks); `all`, every record with its process.
+ */
+export function judgeKeyRecords(v, facts, rules) {
+	const { violations, collisions } = judgeViolations(v, { arrivals: facts, entries: facts }, rules);
+	const processOf = new Map(facts.map((f) => [f.requestId, f.process]));
+	return {
+		all: v.map((x) => ({ ...x, process: processOf.get(x.requestId) ?? 'unknown' })),
+		own: violations,
+		collisions,
+	};
 }

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { callWebhook, jsonBody } from '../../tools/lib/rest.mjs';
-import { judgeViolations } from '../../tools/lib/soak/judge.mjs';
 import { pause, waitUntil } from '../../tools/lib/wait.mjs';
 import { POLL_S } from '../context.mjs';
 import { simulateFloor } from '../floor.mjs';
@@ -23,6 +22,7 @@ import {
 	busyByWorker,
 	integrateSamples,
 	isLook,
+	judgeKeyRecords,
 	slotsOf,
 	verifyDeliveries,
 	waitBudget,
@@ -41,7 +41,7 @@ async function untilSecond(second) {
 }
 
 /** The pattern's requests by n8n process: { process: { route counts, looks, total } }. */
-function byProcess(j, ownerOf) {
+export function byProcess(j, ownerOf) {
 	const groups = {};
 	for (const e of j) (groups[ownerOf(e)] ??= []).push(e);
 	return Object.fromEntries(
@@ -134,24 +134,14 @@ async function callAndWait(ctx, { stack, sink, pattern, tag, sampler }) {
  * collision of processes sharing the key (each within its own budget, e.g. two workers' list looks) or a
  * violation by a process alone; each record with the process behind its request.
  */
-function judged(emu, v, facts, keyId) {
+export function judged(emu, v, facts, keyId) {
 	const settings = emu.control.settings();
-	const { violations, collisions } = judgeViolations(
-		v,
-		{ arrivals: facts, entries: facts },
-		{
-			sharedKeyId: keyId,
-			rateWindowMs: settings.rateWindowMs,
-			graceMs: settings.inFlightGraceMs,
-			minPollIntervalMs: settings.minPollIntervalMs,
-		},
-	);
-	const processOf = new Map(facts.map((f) => [f.requestId, f.process]));
-	return {
-		all: v.map((x) => ({ ...x, process: processOf.get(x.requestId) ?? 'unknown' })),
-		own: violations,
-		collisions,
-	};
+	return judgeKeyRecords(v, facts, {
+		sharedKeyId: keyId,
+		rateWindowMs: settings.rateWindowMs,
+		graceMs: settings.inFlightGraceMs,
+		minPollIntervalMs: settings.minPollIntervalMs,
+	});
 }
 
 /** The pattern's figures from what was collected while it ran (see the header). */

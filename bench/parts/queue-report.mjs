@@ -10,7 +10,7 @@ import { describeViolation } from '../../tools/lib/soak/judge.mjs';
 import { routeText } from '../journal.mjs';
 import { fmtS, median } from '../measure.mjs';
 import { REPO } from '../../tools/lib/repo.mjs';
-import { ratio2, table, yes } from '../report.mjs';
+import { goalsTable, ratio2, table } from '../report.mjs';
 import { commitOf } from '../setup.mjs';
 import { POLL_S } from '../context.mjs';
 import { LIMIT, SLOTS } from './queue-measure.mjs';
@@ -307,12 +307,7 @@ export function emitQueue(ctx, results, meta) {
 	const goals = goalsOf(results, n);
 	emit('Goals of this part (also in the Goals table at the end of a full run):');
 	emit();
-	emit(
-		table(
-			['Goal', 'Result', 'Met?', 'Why'],
-			goals.map((g) => [g.goal, g.result, yes(g.met), g.note]),
-		),
-	);
+	emit(goalsTable(goals));
 	emit();
 	report.keep(sectionEnd('queue'));
 	report.goals.push(...goals);

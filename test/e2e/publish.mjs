@@ -3,15 +3,9 @@
 // (sha256 equal to the job's), named, typed and sized by the binary our node emitted, as n8n's S3 node read it.
 import assert from 'node:assert/strict';
 
-export const PUBLISH_EXAMPLE = 'publish-to-s3.json';
-export const S3_CREDENTIAL = { id: 'gsLocalS3', name: 'S3 bucket (add your endpoint and keys)' };
-export const BUCKET = 'videos';
-const FOLDER = 'generated';
+import { BUCKET, FOLDER } from '../../tools/lib/s3.mjs';
 
-/** The example's S3 credential pointing at the local server `s3` (tools/lib/s3.mjs). */
-export function s3Credential(s3) {
-	return { ...S3_CREDENTIAL, type: 's3', data: s3.credential };
-}
+export { PUBLISH_EXAMPLE, S3_CREDENTIAL, BUCKET, s3Credential } from '../../tools/lib/s3.mjs';
 
 /** The binary items `nodeName` output in an execute() result (its last run). */
 function binariesOf(result, nodeName) {

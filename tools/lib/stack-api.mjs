@@ -14,6 +14,7 @@ export function restFacade(client) {
 		executions: (workflowId) => client.executions(workflowId),
 		allExecutions: (pageSize) => client.allExecutions(pageSize),
 		execution: (id) => client.execution(id),
+		startFromTrigger: (workflowId, triggerName) => client.startFromTrigger(workflowId, triggerName),
 		waitForExecutions: (workflowId, check, options) =>
 			client.waitForExecutions(workflowId, check, options),
 		waitForWebhook: (webhookPath, method, timeoutMs) =>

@@ -1,0 +1,187 @@
+// Part 7 of `npm run bench`: a thousand videos through n8n's queue mode on one key (issue 43). Each run on a
+// fresh queue-mode stack (tools/lib/queue-stack.mjs: PostgreSQL, Redis, a main and workers, database binary
+// mode), its own key, its own bucket on a local S3 server; N prompts, every MP4 uploaded by n8n's S3 node:
+//   items             one execution of N items (Code → Create with Wait for Completion → S3), on a worker
+//   executions        N executions (a webhook call per row → Create → n8n's Wait node until Create's
+//                     estimatedReadyAt → Wait for Job → S3), spread over the workers
+//   items-base, executions-base   the same shapes with n8n's own nodes (HTTP Request + Wait)
+// Each against the perfect client's floor (bench/floor.mjs) on the same key's windows. The workflows:
+// thousand-workflows.mjs; one run: thousand-measure.mjs; figures and goals: thousand-figures.mjs; the
+// section (and docs/scale.md's block from a run of 1,000): thousand-report.mjs. Not in `npm test`.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { REPO } from '../../tools/lib/repo.mjs';
+import { POLL_S } from '../context.mjs';
+import { replaceBlock } from '../doc-section.mjs';
+import { UsageError } from '../../tools/lib/cli.mjs';
+import { anyValue, names } from '../options.mjs';
+import { loadAverage } from '../setup.mjs';
+import { measureRun } from './thousand-measure.mjs';
+import { DOCUMENTED_JOBS, SCALE_BLOCK, SCALE_DOC, emitThousand } from './thousand-report.mjs';
+import { RUNS } from './thousand-workflows.mjs';
+
+export const name = 'thousand';
+/** Its section of docs/benchmarks.md can be refreshed alone: `npm run bench -- --only=thousand --doc`. */
+export const docSection = true;
+/** How its rows in the closing Goals table start (doc-section.mjs). */
+export const goalPrefix = 'A thousand videos';
+/** It runs only when --only names it (an hour and more at 1,000 prompts); a full run keeps its section. */
+export const optIn = true;
+
+/** Each job's MP4 (the emulator pads its sample to this size): small, the part measures the key's rate. */
+export const OUTPUT_BYTES = 4096;
+
+export const options = [
+	// prompts per run; the run documented in docs/benchmarks.md and docs/scale.md: --thousand-jobs=1000
+	{
+		flags: ['thousand-jobs'],
+		key: 'thousandJobs',
+		parse: Number,
+		default: 200,
+		help: 'part 7: prompts per run (1000 for the documented run, which also writes docs/scale.md)',
+	},
+	{
+		flags: ['thousand-job-s'],
+		key: 'thousandJobS',
+		parse: Number,
+		default: 30,
+		help: "part 7: job duration in seconds (the items shape's)",
+	},
+	// the executions shape parks in n8n's Wait node, which parks only waits of 65 s or more
+	{
+		flags: ['thousand-park-job-s'],
+		key: 'thousandParkJobS',
+		parse: Number,
+		default: 90,
+		help: 'part 7: job duration in seconds of the executions shape (parked: at least 70)',
+	},
+	{
+		flags: ['thousand-runs'],
+		key: 'thousandRuns',
+		parse: names,
+		default: ['items', 'executions', 'items-base', 'executions-base'],
+		help: 'part 7: the runs, of items, executions, items-base and executions-base',
+	},
+	{
+		flags: ['thousand-limit'],
+		key: 'thousandLimit',
+		parse: Number,
+		default: 120,
+		help: "part 7: the key's requests a minute",
+	},
+	// the emulator's rate window (the service's is a minute); shorter only to try the part quickly
+	{
+		flags: ['thousand-window-ms'],
+		key: 'thousandWindowMs',
+		parse: Number,
+		default: 60_000,
+		help: "part 7: the emulator's rate window (shorter only to try the part quickly)",
+	},
+	{
+		flags: ['thousand-workers'],
+		key: 'thousandWorkers',
+		parse: Number,
+		default: 2,
+		help: 'part 7: n8n workers',
+	},
+	// n8n's own default for `n8n worker`
+	{
+		flags: ['thousand-concurrency'],
+		key: 'thousandConcurrency',
+		parse: Number,
+		default: 10,
+		help: "part 7: each worker's concurrency",
+	},
+	{
+		flags: ['thousand-sample-ms'],
+		key: 'thousandSampleMs',
+		parse: Number,
+		default: 1000,
+		help: 'part 7: how often executions, slots and memory are sampled',
+	},
+	// where each run's record goes as JSON (everything the section is computed from)
+	{
+		flags: ['thousand-dump'],
+		key: 'thousandDump',
+		parse: (v) => path.resolve(v),
+		fullIf: anyValue,
+		value: 'DIR',
+		help: "part 7: each run's record as JSON",
+	},
+];
+
+export function check(opt) {
+	const unknown = opt.thousandRuns.filter((r) => !RUNS[r]);
+	if (unknown.length)
+		throw new UsageError(`--thousand-runs: unknown ${unknown} (${Object.keys(RUNS)})`);
+	if (!(Number.isInteger(opt.thousandJobs) && opt.thousandJobs >= 1))
+		throw new UsageError('--thousand-jobs: a whole number of prompts, e.g. --thousand-jobs=1000');
+	if (!(opt.thousandParkJobS >= 70))
+		throw new UsageError('--thousand-park-job-s: at least 70 (n8n parks waits ≥ 65 s)');
+	if (!(opt.thousandJobS >= 2)) throw new UsageError('--thousand-job-s: at least 2');
+	if (!(opt.thousandLimit >= 1 && opt.thousandLimit <= 120))
+		throw new UsageError('--thousand-limit: 1 to 120 (the emulator clamps a key to that)');
+	if (!(opt.thousandWorkers >= 2)) throw new UsageError('--thousand-workers: at least 2');
+	// a documented run writes docs/scale.md's block at its end: find out now, not after hours, if it cannot
+	if (opt.doc && opt.thousandJobs >= DOCUMENTED_JOBS)
+		replaceBlock(fs.readFileSync(path.join(REPO, 'docs', SCALE_DOC), 'utf8'), SCALE_BLOCK, '');
+}
+
+/** Nothing before the bench's own n8n starts: each run makes its key and stack when it runs. */
+export function prepare() {
+	return {};
+}
+
+export async function run(ctx) {
+	const { opt, emu, log } = ctx;
+	const t0 = Date.now();
+	const meta = {
+		t0,
+		specs: options,
+		loadAtStart: loadAverage(),
+		outputBytes: OUTPUT_BYTES,
+		limit: opt.thousandLimit,
+		windowMs: opt.thousandWindowMs,
+		pollMs: POLL_S * 1000,
+	};
+	log(
+		`part 7: a thousand videos, ${opt.thousandJobs} prompts per run, runs ${opt.thousandRuns.join(', ')}`,
+	);
+	const settingsBefore = emu.control.settings();
+	emu.control.setSettings({ rateWindowMs: opt.thousandWindowMs });
+	emu.control.setOutputBytes(OUTPUT_BYTES);
+	const results = [];
+	try {
+		for (const runName of opt.thousandRuns) {
+			// a run that fails is reported as such; the others still run (a 1,000-job part takes hours)
+			const r = await measureRun(ctx, runName, {
+				n: opt.thousandJobs,
+				jobS: RUNS[runName].shape === 'executions' ? opt.thousandParkJobS : opt.thousandJobS,
+				limit: opt.thousandLimit,
+				windowMs: opt.thousandWindowMs,
+				pollMs: POLL_S * 1000,
+				workers: opt.thousandWorkers,
+				concurrency: opt.thousandConcurrency,
+				sampleMs: opt.thousandSampleMs,
+				log,
+			}).catch((error) => {
+				log(`  ${runName} failed: ${error.stack ?? error}`);
+				return { name: runName, ...RUNS[runName], failed: String(error.message).split('\n')[0] };
+			});
+			meta.postgres ??= r.postgres;
+			results.push(r);
+			if (opt.thousandDump) {
+				fs.mkdirSync(opt.thousandDump, { recursive: true });
+				fs.writeFileSync(
+					path.join(opt.thousandDump, `thousand-${runName}.json`),
+					JSON.stringify(r, null, 1),
+				);
+			}
+		}
+	} finally {
+		emu.control.setSettings({ rateWindowMs: settingsBefore.rateWindowMs });
+		emu.control.setJobTiming({ queuedMs: 1000, runningMs: 2000 }); // the bench's default
+	}
+	emitThousand(ctx, results, meta);
+}

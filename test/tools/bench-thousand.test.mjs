@@ -1,0 +1,476 @@
+// Part 7 of the bench (a thousand videos through queue mode): its report logic on small hand-built records
+// (bench/parts/thousand-figures.mjs) — the floor on the key's windows, the referee's records split into a
+// process alone and processes sharing the key, the goals' verdicts — and the docs/scale.md block it writes.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { keepSections, replaceBlock } from '../../bench/doc-section.mjs';
+import { parseArgs } from '../../bench/options.mjs';
+import { SCALE_BLOCK, SCALE_DOC } from '../../bench/parts/thousand-report.mjs';
+import { REPO } from '../../tools/lib/repo.mjs';
+import { journalFact, processName } from '../../tools/lib/soak/judge.mjs';
+import { judgeKeyRecords } from '../../bench/parts/queue-figures.mjs';
+import {
+	createdOnce,
+	floorOfRun,
+	memoryVerdict,
+	MEMORY_SLACK_BYTES,
+	rateWhy,
+	refereeSplit,
+	requestsByPhase,
+	resumesOf,
+	thousandGoals,
+	verifyBucket,
+	windowUse,
+} from '../../bench/parts/thousand-figures.mjs';
+
+const T0 = 1_800_000_000_000; // a multiple of the minute: second 0 of a window
+const MIN = 60_000;
+const MiB = 2 ** 20;
+
+describe('bench thousand: the floor on the key’s windows', () => {
+	it('starts at the run’s first request, so its phase in the fixed windows is the measured one', () => {
+		const o = { n: 200, jobMs: 30_000, limit: 120, windowMs: MIN, pollMs: 5000 };
+		const atStart = floorOfRun({ ...o, t0: T0 });
+		const late = floorOfRun({ ...o, t0: T0 + 50_000 }); // 10 s left in the first window
+		assert.equal(atStart.t0, T0);
+		assert.equal(late.t0, T0 + 50_000);
+		// 200 creates + 200 downloads + the looks need four windows' budget (120 each): the last downloads
+		// leave when the fourth window opens, 180 s after a start at its first window's second 0 …
+		assert.equal(atStart.floorMs, 180_000);
+		assert.equal(atStart.windows, 4);
+		// … and 130 s after a start at second 50: the same fourth window, 50 s sooner from the start
+		assert.equal(late.floorMs, 130_000);
+		assert.deepEqual(
+			{ creates: atStart.requests.creates, downloads: atStart.requests.downloads },
+			{ creates: 200, downloads: 200 },
+		);
+	});
+
+	it('a few jobs on a fresh key: the job’s duration and no more', () => {
+		const f = floorOfRun({ t0: T0, n: 10, jobMs: 30_000, limit: 120, windowMs: MIN, pollMs: 5000 });
+		assert.equal(f.floorMs, 30_000);
+	});
+
+	it('counts the key’s budget the run left unused in the windows it spanned', () => {
+		const at = (ms) => ({ at: T0 + ms });
+		const journal = [
+			...Array.from({ length: 120 }, (_, k) => at(k * 10)),
+			...Array.from({ length: 90 }, (_, k) => at(MIN + k * 10)),
+			at(2 * MIN + 5),
+		];
+		const w = windowUse(journal, { windowMs: MIN, limit: 120 });
+		assert.deepEqual(w.perWindow, [120, 90, 1]);
+		assert.equal(w.full, 2);
+		assert.equal(w.unused, 30);
+		assert.equal(w.usedShare, 210 / 240);
+	});
+});
+
+describe('bench thousand: the referee’s records split', () => {
+	const W1 = processName({ name: 'worker1', pid: 101 });
+	const W2 = processName({ name: 'worker2', pid: 102 });
+	const KEY = 'key_thousand';
+	const RULES = { sharedKeyId: KEY, rateWindowMs: MIN, graceMs: 500, minPollIntervalMs: 5000 };
+	const look = (requestId, at, process) =>
+		journalFact(
+			{
+				requestId,
+				at,
+				keyId: KEY,
+				status: 200,
+				errorCode: null,
+				retryAfter: null,
+				violations: [],
+				jobListLook: true,
+				unfinishedListed: 3,
+			},
+			process,
+		);
+	const violation = (requestId, at) => ({
+		at,
+		requestId,
+		kind: 'list_poll_too_soon',
+		method: 'GET',
+		path: '/v1/jobs',
+		keyId: KEY,
+	});
+
+	it('two workers each looking every 5 s: collisions of processes sharing the key, none alone', () => {
+		const facts = [];
+		for (let i = 0; i < 12; i++) {
+			facts.push(look(`a${i}`, T0 + i * 5000, W1));
+			facts.push(look(`b${i}`, T0 + i * 5000 + 100, W2));
+		}
+		// the referee keeps one budget per key: the key's looks came twice as often as the rule allows
+		const records = [violation('a10', T0 + 50_000), violation('b11', T0 + 55_100)];
+		const split = refereeSplit(judgeKeyRecords(records, facts, RULES));
+		assert.equal(split.total, 2);
+		assert.equal(split.alone.length, 0);
+		assert.equal(split.shared.length, 2);
+		assert.deepEqual(split.byProcess, { [W1]: 1, [W2]: 1 });
+		assert.deepEqual(split.byKind, { list_poll_too_soon: 2 });
+	});
+
+	it('a worker looking too often by itself: a violation by a process alone', () => {
+		const facts = [look('b0', T0, W2)];
+		for (let i = 0; i < 8; i++) facts.push(look(`a${i}`, T0 + i * 100, W1));
+		const split = refereeSplit(judgeKeyRecords([violation('a7', T0 + 700)], facts, RULES));
+		assert.equal(split.alone.length, 1);
+		assert.equal(split.alone[0].process, W1);
+		assert.equal(split.shared.length, 0);
+	});
+});
+
+describe('bench thousand: prompts, bucket, memory, resumes', () => {
+	it('each prompt’s jobs: once, none, more than once, and jobs of no prompt', () => {
+		const c = createdOnce({
+			prompts: ['p1', 'p2', 'p3'],
+			jobs: [
+				{ id: 'j1', prompt: 'p1' },
+				{ id: 'j2', prompt: 'p2' },
+				{ id: 'j3', prompt: 'p2' },
+				{ id: 'j4', prompt: 'other' },
+			],
+		});
+		assert.deepEqual(
+			{ once: c.once, none: c.none, more: c.more, foreign: c.foreign, jobs: c.jobs },
+			{ once: 1, none: ['p3'], more: [{ prompt: 'p2', jobs: 2 }], foreign: 1, jobs: 4 },
+		);
+	});
+
+	it('an MP4 counts only under its job’s key with its job’s sha256; strangers are named', () => {
+		const jobs = [
+			{ id: 'j1', outputSha256: 'aa' },
+			{ id: 'j2', outputSha256: 'bb' },
+			{ id: 'j3', outputSha256: 'cc' },
+		];
+		const b = verifyBucket({
+			jobs,
+			objects: new Map([
+				['j1', { sha256: 'aa' }],
+				['j2', { sha256: 'xx' }],
+				['j3', null],
+			]),
+			keys: ['generated/j1.mp4', 'generated/j2.mp4', 'generated/output'],
+			created: new Map([
+				['videos/generated/j1.mp4', T0 + 5000],
+				['videos/generated/j2.mp4', T0 + 9000],
+			]),
+			prefix: 'generated/',
+		});
+		assert.deepEqual(
+			{
+				verified: b.verified,
+				badSha: b.badSha,
+				missing: b.missing,
+				extra: b.extra,
+				lastAt: b.lastAt,
+			},
+			{
+				verified: 1,
+				badSha: ['j2'],
+				missing: ['j3'],
+				extra: ['generated/output'],
+				lastAt: T0 + 5000,
+			},
+		);
+	});
+
+	it('memory: the main and the most-added worker against the baseline’s, with the slack for noise', () => {
+		const mem = (added) => ({
+			perProcess: Object.fromEntries(
+				Object.entries(added).map(([p, a]) => [
+					p,
+					{ start: 400 * MiB, peak: 400 * MiB + a, added: a },
+				]),
+			),
+		});
+		const base = mem({ main: 10 * MiB, worker1: 20 * MiB, worker2: 1 * MiB });
+		// the execution ran on worker2 in our run, on worker1 in the baseline's: compared all the same
+		const ours = mem({ main: 10 * MiB, worker1: 2 * MiB, worker2: 40 * MiB });
+		assert.equal(memoryVerdict(ours, base).met, true);
+		const over = memoryVerdict(
+			mem({ main: 10 * MiB, worker1: 0, worker2: 20 * MiB + MEMORY_SLACK_BYTES + MiB }),
+			base,
+		);
+		assert.equal(over.met, false);
+		assert.equal(over.rows.find((r) => r.process === 'workers').over, MiB);
+		assert.equal(over.rows.find((r) => r.process === 'main').over, -MEMORY_SLACK_BYTES);
+		assert.equal(
+			memoryVerdict(mem({ main: 0 }), undefined).met,
+			false,
+			'no baseline: not judged met',
+		);
+	});
+
+	it('resumes: against the time asked and against the job’s end', () => {
+		const exec = (jobId, readyAt, resumedAt) => ({
+			data: {
+				resultData: {
+					runData: {
+						Create: [
+							{
+								data: {
+									main: [
+										[
+											{
+												json: {
+													id: jobId,
+													estimatedReadyAt: new Date(readyAt).toISOString(),
+													estimatedSeconds: 90,
+													estimatedFrom: 'the median',
+												},
+											},
+										],
+									],
+								},
+							},
+						],
+						'Wait for Job': [{ startTime: resumedAt }],
+					},
+				},
+			},
+		});
+		const r = resumesOf(
+			[exec('j1', T0 + 90_000, T0 + 90_020), exec('j2', T0 + 91_000, T0 + 91_500)],
+			{
+				jobs: [
+					{ id: 'j1', updatedAt: T0 + 90_000 },
+					{ id: 'j2', updatedAt: T0 + 92_000 },
+				],
+				side: 'ours',
+			},
+		);
+		assert.equal(r.count, 2);
+		assert.deepEqual(r.late, { min: 20, median: 260, max: 500 });
+		assert.deepEqual(r.afterEnd, { min: -500, median: -240, max: 20 });
+		assert.deepEqual(r.estimates, { '90 s: the median': 2 });
+	});
+});
+
+/** A run's record with only what the goals read, as thousand-measure.mjs makes it. */
+function record(over = {}) {
+	const n = 100;
+	return {
+		name: 'items',
+		shape: 'items',
+		side: 'ours',
+		n,
+		limit: 120,
+		windowMs: MIN,
+		ratio: 1.02,
+		lastMp4Ms: 102_000,
+		floor: { floorMs: 100_000, requests: { capabilities: 1, creates: n, polls: 7, downloads: n } },
+		journalCount: 208,
+		route: { capabilities: 1, quote: 0, create: n, list: 7, get: 0, download: n, other: 0 },
+		r429: 0,
+		windows: { perWindow: [120, 88], full: 1, unused: 0, usedShare: 1 },
+		referee: { total: 0, alone: [], shared: [], byKind: {}, byProcess: {} },
+		created: { prompts: n, jobs: n, once: n, none: [], more: [], foreign: 0 },
+		bucket: { verified: n, missing: [], badSha: [], extra: [] },
+		executions: { status: { success: 1 } },
+		memory: { perProcess: { main: { added: 5 * MiB }, worker1: { added: 30 * MiB } } },
+		...over,
+	};
+}
+
+describe('bench thousand: the goals’ verdicts', () => {
+	const base = (shape) =>
+		record({
+			name: `${shape}-base`,
+			shape,
+			side: 'base',
+			memory: { perProcess: { main: { added: 5 * MiB }, worker1: { added: 25 * MiB } } },
+		});
+	const verdicts = (runs) =>
+		Object.fromEntries(thousandGoals(runs, { n: 100 }).map((g, k) => [k, g.met]));
+
+	it('every goal met by runs within them', () => {
+		const runs = [
+			record(),
+			record({ name: 'executions', shape: 'executions' }),
+			base('items'),
+			base('executions'),
+		];
+		assert.deepEqual(verdicts(runs), { 0: true, 1: true, 2: true, 3: true, 4: true });
+		// a process whose RSS fell during the run reads as such
+		const fell = record({
+			memory: { perProcess: { main: { added: -19 * MiB }, worker1: { added: 0 } } },
+		});
+		assert.match(
+			thousandGoals([fell, base('items')], { n: 100 })[4].result,
+			/^items: main −19\.0 MiB vs \+5\.0 MiB, workers \+0\.0 MiB vs \+25\.0 MiB$/,
+		);
+	});
+
+	it('the rate goal: 1.05 × the floor is met, above it is not, and the miss says where the requests went', () => {
+		const at = (ratio, over = {}) =>
+			thousandGoals([record({ ratio, ...over }), base('items')], { n: 100 })[0];
+		assert.equal(at(1.05).met, true);
+		const slow = at(1.3, {
+			journalCount: 308,
+			route: { capabilities: 1, quote: 0, create: 100, list: 7, get: 100, download: 100, other: 0 },
+			windows: { perWindow: [110, 110, 88], full: 2, unused: 20, usedShare: 220 / 240 },
+		});
+		assert.equal(slow.met, false);
+		assert.match(slow.note, /308 requests against the floor's 208 \(\+100: 100 job reads\)/);
+		assert.match(
+			slow.note,
+			/20 requests of the key's budget left unused in 2 full windows \(91\.7 % used/,
+		);
+	});
+
+	it('a violation by a process alone misses; collisions of processes sharing the key do not', () => {
+		const shared = record({
+			referee: { total: 3, alone: [], shared: [{}, {}, {}], byKind: {}, byProcess: {} },
+		});
+		assert.equal(thousandGoals([shared], { n: 100 })[1].met, true);
+		const alone = record({
+			referee: {
+				total: 1,
+				alone: [{ kind: 'exhausted_window', process: 'worker1 (pid 9)' }],
+				shared: [],
+				byKind: {},
+				byProcess: {},
+			},
+		});
+		const g = thousandGoals([alone], { n: 100 })[1];
+		assert.equal(g.met, false);
+		assert.match(g.note, /\{"exhausted_window":1\} by worker1 \(pid 9\)/);
+	});
+
+	it('a prompt paid twice, or an MP4 missing, misses', () => {
+		const twice = record({
+			created: {
+				prompts: 100,
+				jobs: 101,
+				once: 99,
+				none: [],
+				more: [{ prompt: 'p', jobs: 2 }],
+				foreign: 0,
+			},
+		});
+		assert.equal(thousandGoals([twice], { n: 100 })[2].met, false);
+		const missing = record({ bucket: { verified: 99, missing: ['j'], badSha: [], extra: [] } });
+		assert.equal(thousandGoals([missing], { n: 100 })[3].met, false);
+	});
+
+	it('the baselines are not judged: a baseline’s 429s and violations leave the goals met', () => {
+		const badBase = {
+			...base('items'),
+			r429: 40,
+			ratio: 3,
+			referee: {
+				total: 40,
+				alone: [{ kind: 'retry_after_key', process: 'worker1' }],
+				shared: [],
+				byKind: {},
+				byProcess: {},
+			},
+		};
+		const g = thousandGoals([record(), badBase], { n: 100 });
+		assert.deepEqual(
+			g.slice(0, 4).map((x) => x.met),
+			[true, true, true, true],
+		);
+	});
+});
+
+describe('bench thousand: a run that did not complete', () => {
+	it('misses every goal, naming why; the others are still judged', () => {
+		const failed = {
+			name: 'executions',
+			shape: 'executions',
+			side: 'ours',
+			failed: 'import failed',
+		};
+		const goals = thousandGoals([record(), failed], { n: 100 });
+		assert.ok(goals.every((g) => g.met === false));
+		assert.ok(goals.every((g) => g.note.startsWith('executions did not complete: import failed.')));
+		assert.match(goals[0].result, /^items: /);
+	});
+});
+
+describe('bench thousand: requests while the creates went out', () => {
+	it('splits the trace at the last create, further list pages apart', () => {
+		const trace = [
+			[0, 'capabilities'],
+			[10, 'create'],
+			[20, 'list'],
+			[25, 'list+'],
+			[30, 'create'],
+			[40, 'get'],
+			[50, 'download'],
+		];
+		assert.deepEqual(requestsByPhase(trace, 30), {
+			creating: { capabilities: 1, create: 2, list: 1, 'list+': 1 },
+			after: { get: 1, download: 1 },
+		});
+		const text = rateWhy(record({ phases: requestsByPhase(trace, 30) }));
+		assert.match(text, /2 job list pages \(1 of them further pages\) went out with the 2 creates/);
+	});
+});
+
+describe('bench thousand: rateWhy in words', () => {
+	it('names extra list pages and quotes', () => {
+		const text = rateWhy(
+			record({
+				journalCount: 260,
+				route: {
+					capabilities: 1,
+					quote: 40,
+					create: 100,
+					list: 19,
+					get: 0,
+					download: 100,
+					other: 0,
+				},
+			}),
+		);
+		assert.match(text, /\+52: 40 quotes, 12 list pages more than the floor's 7 looks/);
+	});
+});
+
+describe('bench thousand: an opt-in part', () => {
+	it('runs only when --only names it; a full run keeps its section and goal rows as they were', async () => {
+		const { PARTS } = await import('../../bench/parts/index.mjs');
+		const full = parseArgs([], PARTS, '/doc.md');
+		assert.equal(full.only.includes('thousand'), false);
+		assert.equal(full.full, true);
+		assert.deepEqual(parseArgs(['--only=thousand'], PARTS, '/doc.md').only, ['thousand']);
+		const goals = (rows) =>
+			`## Goals\n\n| Goal | Result | Met? | Why |\n| --- | --- | --- | --- |\n${rows}\n`;
+		const previous = `# B\n\n<!-- bench:thousand:start -->\n## 7. old\n<!-- bench:thousand:end -->\n\n${goals('| Queue mode: q | 1 | **met** |  |\n| A thousand videos: x | old | **met** |  |')}`;
+		const written = `# B\n\n${goals('| Queue mode: q | 2 | **met** |  |')}`;
+		const kept = keepSections(written, previous, [PARTS.find((p) => p.name === 'thousand')]);
+		assert.match(
+			kept,
+			/<!-- bench:thousand:start -->\n## 7\. old\n<!-- bench:thousand:end -->\n\n## Goals/,
+		);
+		assert.match(kept, /\| Queue mode: q \| 2 \|/);
+		assert.match(kept, /\| A thousand videos: x \| old \|/);
+	});
+});
+
+describe('bench thousand: the docs/scale.md block', () => {
+	it('replaces the text between its markers and refuses a page without them', () => {
+		const page =
+			'intro\n\n<!-- bench:thousand:start -->\n\nold\n\n<!-- bench:thousand:end -->\n\nafter\n';
+		assert.equal(
+			replaceBlock(page, 'thousand', 'new table'),
+			'intro\n\n<!-- bench:thousand:start -->\n\nnew table\n\n<!-- bench:thousand:end -->\n\nafter\n',
+		);
+		assert.throws(
+			() => replaceBlock('no markers', 'thousand', 'x'),
+			/no <!-- bench:thousand:start -->/,
+		);
+	});
+
+	it('docs/scale.md has the markers the documented run writes between', () => {
+		const page = fs.readFileSync(path.join(REPO, 'docs', SCALE_DOC), 'utf8');
+		assert.match(replaceBlock(page, SCALE_BLOCK, 'the table'), /the table/);
+	});
+});
