@@ -699,6 +699,55 @@ describe('picking up a recent identical job instead of paying again', () => {
 		expect(posts()).toBe(6);
 	});
 
+	describe('on a key with hundreds of jobs (a catalogue sent as webhook calls)', () => {
+		const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ json: { n: i } }));
+		/** A manual run: it creates without looking for a recent job. */
+		const createRows = (n: number) =>
+			run(
+				{ operation: 'create', ...textJob, prompt: '={{ "row " + $json.n }}' },
+				{ items: rows(n) },
+			);
+		const createAs = (executionId: string, prompt: string) =>
+			run({ operation: 'create', ...textJob, prompt }, { mode: 'webhook', executionId });
+		const listPages = () => journalCount(env.emu, 'GET', /^\/v1\/jobs$/);
+		beforeEach(() => env.emu.control.grantCredits(5_000));
+
+		it('a later look reads only the jobs created since the last one, and still knows the older ones', async () => {
+			await createRows(250);
+			env.emu.control.clearJournal();
+			await createAs('e1', 'first call');
+			expect(listPages()).toBe(3); // the whole look-back: 250 jobs
+			await env.clock.clock.sleep(6_000);
+			env.emu.control.clearJournal();
+			const [[other]] = await createAs('e2', 'second call');
+			expect(other.json.adopted).toBe(false);
+			expect(listPages()).toBe(1);
+			await env.clock.clock.sleep(6_000);
+			env.emu.control.clearJournal();
+			// the oldest row, on the list's third page: picked up from what the first look read
+			const [[row0]] = await createAs('e3', 'row 0');
+			expect(row0.json.adopted).toBe(true);
+			expect(env.emu.control.jobs().find((j) => j.id === row0.json.id)?.input).toMatchObject({
+				prompt: 'row 0',
+			});
+			expect(listPages()).toBe(1);
+		});
+
+		it('an unfinished job further down is listed again at every look: one that failed since is not picked up', async () => {
+			env.emu.control.scriptJobs([
+				{ queuedMs: 1000, runningMs: 60_000, outcome: 'failed', errorCode: 'generation_failed' },
+			]);
+			await run({ operation: 'create', ...textJob, prompt: 'fails later' });
+			await createRows(150);
+			await createAs('e1', 'first call'); // lists 'fails later' running, on the second page
+			await env.clock.clock.sleep(65_000); // it failed meanwhile
+			env.emu.control.clearJournal();
+			const [[item]] = await createAs('e2', 'fails later');
+			expect(item.json.adopted).toBe(false);
+			expect(listPages()).toBe(2);
+		});
+	});
+
 	it('only within the look-back, and each recent job is picked up by one item only', async () => {
 		await create({ executionId: 'e1' });
 		const items = [{ json: {} }, { json: {} }];

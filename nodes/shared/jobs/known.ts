@@ -140,8 +140,10 @@ export interface RecentView {
 	jobs: Map<string, Known>;
 	/** When the last list look was sent (package clock): every job created before it is in the view… */
 	freshAt: number;
-	/** …created after this createdAt (service clock), where that look stopped; -Infinity: the list's end. */
+	/** …created after this createdAt (service clock), where the looks stopped; -Infinity: the list's end. */
 	reachedBack: number;
+	/** The newest createdAt those looks listed (service clock): the view has every job between the two. */
+	newestListed: number;
 	/** When the key's last first page of the list was answered: looks are spaced from it. */
 	lookedAt: number;
 	/** When a create of this process last failed without an answer (it may have made a job). */
@@ -209,6 +211,7 @@ export function noteListLook(
 		jobs: new Map<string, Known>(),
 		freshAt: -Infinity,
 		reachedBack: Infinity,
+		newestListed: -Infinity,
 		lookedAt: -Infinity,
 		uncertainAt: -Infinity,
 	};
@@ -216,11 +219,53 @@ export function noteListLook(
 	view.lookedAt = Math.max(view.lookedAt, look.answeredAt);
 	if (look.sentAt >= view.freshAt) {
 		// (an older look answered late tells only its states)
+		const first = look.jobs[0];
 		const last = look.jobs[look.jobs.length - 1];
+		// a look that went down to where the view already had every job (viewFloor) extends what it has
+		const joins = !!last && last.createdAt < viewFloorOf(view);
 		view.freshAt = look.sentAt;
-		view.reachedBack = look.reachedEnd || !last ? -Infinity : last.createdAt;
+		view.reachedBack =
+			look.reachedEnd || !last
+				? -Infinity
+				: joins
+					? Math.min(view.reachedBack, last.createdAt)
+					: last.createdAt;
+		view.newestListed = Math.max(
+			joins ? view.newestListed : -Infinity,
+			first?.createdAt ?? -Infinity,
+		);
 	}
 	merge(view, look.jobs, look.sentAt, true);
+}
+
+/**
+ * How far back a list look must read for the key's view to have every job it had and every job created
+ * since (Reuse Identical Recent Job then sees the key's jobs as a full read would): down to VIEW_OVERLAP_MS
+ * before the newest job the view's looks listed, and to the oldest unfinished job of the view (its state
+ * may have changed; an ended job's never does). A look that reaches below this createdAt joins the view;
+ * -Infinity: the view has nothing to join (no look yet, or it was trimmed to nothing), read as far as wanted.
+ *
+ * VIEW_OVERLAP_MS re-reads the last seconds, so a job stamped before it became visible in the list (or
+ * stamped by a server whose clock runs a little behind) is still seen. The Trigger's walk keeps 5 minutes
+ * (cursor.ts): it must emit each job exactly once and walks once a minute; the view is looked at every
+ * poll interval while creates go out, and what it could miss is also covered by the intent's
+ * Idempotency-Key (reuse.ts).
+ */
+export const VIEW_OVERLAP_MS = 30_000;
+
+export function viewFloor(serviceKey: string): number {
+	const view = processRecentJobs.views.get(serviceKey);
+	return view ? viewFloorOf(view) : -Infinity;
+}
+
+function viewFloorOf(view: RecentView): number {
+	if (!(view.reachedBack < view.newestListed)) return -Infinity;
+	let floor = view.newestListed - VIEW_OVERLAP_MS;
+	for (const { job } of view.jobs.values()) {
+		if (!isFinished(job) && job.createdAt > view.reachedBack)
+			floor = Math.min(floor, job.createdAt);
+	}
+	return floor > view.reachedBack ? floor : -Infinity;
 }
 
 /**

@@ -27,6 +27,7 @@ import {
 	unsureUntil,
 	viewOf,
 	jobsSince,
+	viewFloor,
 } from './known';
 
 // ---- Who waits: followers of a job, wishes for the recent-jobs view ----
@@ -182,6 +183,8 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 	const seen: Job[] = [];
 	const listed: Job[] = [];
 	const maxFollowPages = Math.ceil(followed.size / PAGE_SIZE) + 1;
+	// the view has every job created before this (viewFloor): the pages for it stop there
+	const floor = since === undefined ? -Infinity : Math.max(since, viewFloor(serviceKey));
 	const sentAt = now();
 	let answeredAt = sentAt;
 	let reachedEnd = false;
@@ -206,7 +209,7 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 		const oldestWanted = Math.min(...[...unseen].map((id) => followed.get(id) ?? -1));
 		const passedThem = oldestWanted >= 0 && last.createdAt < oldestWanted;
 		const forFollowers = unseen.size > 0 && !passedThem && pages < maxFollowPages;
-		const forView = since !== undefined && last.createdAt >= since && pages < MAX_VIEW_PAGES;
+		const forView = since !== undefined && last.createdAt >= floor && pages < MAX_VIEW_PAGES;
 		if (!(forFollowers || forView)) break;
 	}
 	noteListLook(serviceKey, { sentAt, answeredAt, jobs: listed, reachedEnd });
