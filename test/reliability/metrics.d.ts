@@ -1,4 +1,4 @@
 export function record(
-	kind: 'fault' | 'badInput' | 'secrets' | 'contract',
+	kind: 'fault' | 'badInput' | 'secrets' | 'contract' | 'sharedKey',
 	data: Record<string, unknown>,
 ): void;

@@ -338,9 +338,38 @@ export class KeyPacer {
 	 * those).
 	 */
 	private keptBack(priority: Priority, window: Window, now: number): number {
-		const sharedReserve = this.rate.isShared(now) ? PACING.sharedReserve : 0;
 		const windowEnd = window.resetAt + this.rate.marginMs(window.resetAt);
-		return sharedReserve + this.reservations.dueBefore(PRIORITY_RANK[priority], windowEnd, now);
+		const reserve = this.rate.isShared(now)
+			? Math.max(PACING.sharedReserve, this.aloneReserve(window, now))
+			: this.aloneReserve(window, now);
+		return reserve + this.reservations.dueBefore(PRIORITY_RANK[priority], windowEnd, now);
+	}
+
+	/**
+	 * Alone on the key as far as this process can tell: the share of the window it leaves for a process
+	 * that may start on the key (PACING.aloneReserveShare), except in the window's tail, from
+	 * `aloneReserveTailMs` before its reset until `resetMarginMs` before it, when it takes that share
+	 * itself — early enough for the service to count it in this window, and to show this process, in the
+	 * answers, any request of another process counted meanwhile.
+	 */
+	private aloneReserve(window: Window, now: number): number {
+		if (this.rate.limit === undefined || this.inTail(window, now)) return 0;
+		return Math.floor(this.rate.limit * PACING.aloneReserveShare);
+	}
+
+	private inTail(window: Window, now: number): boolean {
+		return (
+			now >= window.resetAt - PACING.aloneReserveTailMs &&
+			now < window.resetAt - PACING.resetMarginMs
+		);
+	}
+
+	/**
+	 * What a request of `priority` may still take of the window: what this process knows is left, less what
+	 * it keeps back and what the key's other processes are expected to have taken since it was seen.
+	 */
+	private available(priority: Priority, window: Window, now: number): number {
+		return window.remaining - this.keptBack(priority, window, now) - this.rate.foreignSince(now);
 	}
 
 	/** When a request may leave (`at`), and the service-imposed part of that wait (`block`). */
@@ -357,7 +386,12 @@ export class KeyPacer {
 			// Nothing known about the key yet: one request at a time until an answer tells its limit.
 			if (this.inFlight.size > 0) at = Math.max(at, now + PACING.maxSleepMs);
 		} else if (window) {
-			if (window.remaining - this.keptBack(priority, window, now) <= 0) {
+			const available = this.available(priority, window, now);
+			const tailAt = window.resetAt - PACING.aloneReserveTailMs;
+			if (available < 1 && now < tailAt && available + this.aloneReserve(window, now) >= 1) {
+				// only the share left for a process that may start on the key holds it: until the tail
+				at = Math.max(at, tailAt);
+			} else if (available < 1) {
 				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
 				at = Math.max(at, window.resetAt + this.rate.marginMs(window.resetAt));
 				consider({
@@ -414,6 +448,7 @@ export class KeyPacer {
 	 */
 	private nextSlot(now: number, window: Window | undefined, priority: Priority): number {
 		if (!window || this.rate.limit === undefined || !this.rate.isShared(now)) return now;
+		// spaced over what this process knows is left (the others' expected share only gates: gate)
 		const available = window.remaining - this.keptBack(priority, window, now);
 		if (available <= 0) return now;
 		const timeLeft = window.resetAt + this.rate.marginMs(window.resetAt) - now;

@@ -21,10 +21,20 @@ export const PACING = {
 	 */
 	holdMarginMs: 1000,
 	/**
-	 * Others use the key too: spread every request, and leave this many of each window unused. Alone on
-	 * the key, nothing is spread and nothing is kept back: requests leave as fast as the window allows.
+	 * Others use the key too: spread every request, and leave this many of each window unused (and, until
+	 * the window's tail, the newcomers' share below). Alone on the key, nothing is spread: requests leave as
+	 * fast as the window allows, all but the newcomers' share, which leaves in the tail.
 	 */
 	sharedReserve: 1,
+	/**
+	 * Alone on the key as far as this process can tell, it still leaves this share of each window unused
+	 * until the window's last `aloneReserveTailMs`: another process that starts on the key (a worker's first
+	 * request, one back from a Retry-After) then finds room instead of a 429, and its request, counted by
+	 * the service, shows this one that the key is shared. Nothing is lost: the reserve leaves in the tail.
+	 * Rounded down: keys under 20 requests a minute keep nothing back.
+	 */
+	aloneReserveShare: 0.05,
+	aloneReserveTailMs: 3_000,
 	/**
 	 * The key counts as shared through the window in which another process's requests were last seen and
 	 * this many whole windows after it: after that many windows with none seen, back to full pace.
@@ -43,6 +53,8 @@ export const PACING = {
 export interface Window {
 	resetAt: number;
 	remaining: number;
+	/** When `remaining` was last learned from an answer (the window's start for a window assumed full). */
+	seenAt: number;
 }
 
 function headerNumber(headers: Record<string, unknown>, name: string): number | undefined {
@@ -73,6 +85,12 @@ export class RateWindow {
 	 * the last two windows only (lost).
 	 */
 	private readonly lostAt: number[] = [];
+	/**
+	 * How fast the key's other processes sent lately (requests per ms; 0 while none was seen): learned from
+	 * how their count in the window grew between two answers, from `foreignCounted` on.
+	 */
+	private foreignRate = 0;
+	private foreignCounted: { resetAt: number; count: number; at: number } | undefined;
 
 	/**
 	 * How long after a reset the window is trusted to be over (the margin plus any clock skew seen); longer
@@ -124,8 +142,18 @@ export class RateWindow {
 		let resetAt = this.window.resetAt;
 		while (resetAt + this.marginMs(resetAt) <= now) resetAt += this.windowMs;
 		// Requests still in flight may be counted in the new window: count them there too.
-		this.window = { resetAt, remaining: this.limit - inFlight };
+		this.window = { resetAt, remaining: this.limit - inFlight, seenAt: resetAt - this.windowMs };
 		return this.window;
+	}
+
+	/**
+	 * The requests the key's other processes are expected to have sent since the window's Remaining was
+	 * last seen, at the pace they were seen to send (0 while the key is not shared): what this process's
+	 * own view cannot show yet.
+	 */
+	foreignSince(now: number): number {
+		if (!this.window || !this.isShared(now)) return 0;
+		return this.foreignRate * Math.max(0, now - this.window.seenAt);
 	}
 
 	/**
@@ -163,15 +191,31 @@ export class RateWindow {
 				if (known < resetAt) this.ownPerWindow.delete(known);
 			}
 			this.newestReset = resetAt;
-			this.window = { resetAt, remaining: estimate };
+			this.window = { resetAt, remaining: estimate, seenAt: now };
 		} else if (this.window && this.window.resetAt === resetAt) {
 			this.window.remaining = Math.min(this.window.remaining, estimate);
+			this.window.seenAt = now;
 		}
 		// The service counted more requests in this window than this process can have sent.
 		const windowStart = resetAt - this.windowMs - this.marginMs();
 		const lost = this.lostAt.filter((at) => at >= windowStart && at < resetAt + this.marginMs());
-		if (limit - remaining > own + lost.length + inFlight.size) {
-			this.foreignSeenIn = Math.max(this.foreignSeenIn ?? resetAt, resetAt);
-		}
+		const foreign = limit - remaining - own - lost.length - inFlight.size;
+		if (foreign > 0) this.foreignSeenIn = Math.max(this.foreignSeenIn ?? resetAt, resetAt);
+		this.learnForeignRate(resetAt, Math.max(0, foreign), now);
+	}
+
+	/**
+	 * The other processes' pace: how their count in the window grew since the last answer that moved
+	 * time (or since the window's start), averaged with what was known.
+	 */
+	private learnForeignRate(resetAt: number, foreign: number, now: number): void {
+		const last = this.foreignCounted;
+		const sameWindow = last !== undefined && last.resetAt === resetAt;
+		const since = sameWindow ? last.at : resetAt - this.windowMs;
+		const grew = foreign - (sameWindow ? last.count : 0);
+		if (now <= since || grew < 0) return; // no time passed yet, or an answer that arrived late
+		const pace = grew / (now - since);
+		this.foreignRate = last === undefined ? pace : (this.foreignRate + pace) / 2;
+		this.foreignCounted = { resetAt, count: foreign, at: now };
 	}
 }
