@@ -8,13 +8,16 @@ import { groupPids, spawnLogged } from './process.mjs';
 import { startRedis } from './redis.mjs';
 import { pause, waitUntil, within } from './wait.mjs';
 
-/** startProcess(name): `n8n start` (the main) or `n8n worker`, resolved once it answers its readiness check. */
+/**
+ * startProcess(name, { env }): `n8n start` (the main) or `n8n worker`, resolved once it answers its readiness
+ * check; `env` adds variables to this start only (over the stack's and perProcess's).
+ */
 export function processStarter(
 	stack,
 	state,
 	{ base, mainPort, concurrency, perProcess, activeWebhooks, log },
 ) {
-	const processEnv = (rec) => ({
+	const processEnv = (rec, once) => ({
 		...rec.inst.env,
 		...(rec.name === 'main'
 			? {
@@ -30,8 +33,9 @@ export function processStarter(
 					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 				}),
 		...perProcess[rec.name]?.env,
+		...once,
 	});
-	return async (name) => {
+	return async (name, { env: once } = {}) => {
 		const rec = state.procs.get(name);
 		if (rec.proc && !rec.proc.exited)
 			throw new Error(`${name} is already running (pid ${rec.proc.pid})`);
@@ -41,7 +45,7 @@ export function processStarter(
 				: [rec.inst.host.n8nBin, 'worker', `--concurrency=${concurrency}`];
 		const started = Date.now();
 		rec.proc = spawnLogged(rec.inst.host.nodeBin, args, {
-			env: processEnv(rec),
+			env: processEnv(rec, once),
 			cwd: rec.inst.userFolder,
 			logFile: rec.logFile,
 			label: name,
@@ -74,19 +78,20 @@ export function processStarter(
 export function processControl(stack, state, { startProcess, prereqs, log }) {
 	const mainRec = state.procs.get('main');
 	return {
-		startMain: () => startProcess('main'),
+		/** Starts the main; `options.env` adds variables to this start only. */
+		startMain: (options) => startProcess('main', options),
 		/** Graceful stop (SIGTERM) of the main; returns { code, signal, ms }. */
 		async stopMain() {
 			const t = Date.now();
 			const r = await mainRec.proc.stop('SIGTERM', 30_000);
 			return { ...r, ms: Date.now() - t };
 		},
-		async restartMain() {
+		async restartMain(options) {
 			const stoppedInfo = await stack.stopMain();
-			const startedInfo = await startProcess('main');
+			const startedInfo = await startProcess('main', options);
 			return { stopped: stoppedInfo, started: startedInfo };
 		},
-		startWorker: (name) => startProcess(name),
+		startWorker: (name, options) => startProcess(name, options),
 		/** Graceful stop (SIGTERM) of a worker, as a scale-down does; returns { code, signal, ms }. */
 		async stopWorker(name) {
 			const rec = state.procs.get(name);

@@ -53,8 +53,9 @@ function sharedEnv({ pg, redis, base, queueSettings, extraEnv }) {
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
 		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
-		// over n8n 3.0's defaults (n8n-defaults.mjs, SSRF protection kept): the fix a 3.0 user sets, as
-		// docker/compose.yml does, so the package installs from Community Nodes on the main (suite f)
+		// over n8n 3.0's defaults (n8n-defaults.mjs, SSRF protection kept): the fix a 3.0 user may set, so the
+		// package installs from Community Nodes on the main (queue-mode suite f); queue-n8n3 sets it back to
+		// false and installs from N8N_COMMUNITY_PACKAGES, as docker/compose.yml does
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
 		N8N_WEBHOOK_URL: `${base}/`,
 		N8N_LOG_LEVEL: 'info',
@@ -77,7 +78,9 @@ function sharedEnv({ pg, redis, base, queueSettings, extraEnv }) {
  *   stalledInterval } in ms → QUEUE_WORKER_*), log, keep (keep the folders), rssIntervalMs (500),
  *   perProcess ({ [name]: { package, env, start } } for "main" or "workerN": package: false leaves that user
  *   folder without the package (as a fresh machine or container has it), env adds variables to that process
- *   only, start: false leaves it stopped until startWorker(name)).
+ *   only, start: false leaves it stopped until startWorker(name)), workersFirst (start the workers, then the
+ *   main once they are ready: they hear what the main announces at its start, e.g. a community package it
+ *   installs from N8N_COMMUNITY_PACKAGES).
  */
 export async function startQueueStack(options) {
 	const { tarball, workers: workerCount = 2, perProcess = {}, log = defaultLog } = options;
@@ -161,6 +164,7 @@ async function startQueueServices(stack, state, options) {
 		t0,
 	} = options;
 	const { env: extraEnv = {}, queueSettings = {}, perProcess = {}, rssIntervalMs = 500 } = options;
+	const { workersFirst = false } = options;
 	const keep = options.keep ?? process.env.GS_E2E_KEEP === '1';
 	const { timings, names, dir, logsDir } = stack;
 	[state.pg, state.redis] = await Promise.all([
@@ -232,7 +236,14 @@ async function startQueueServices(stack, state, options) {
 	});
 	const t3 = Date.now();
 	const atStart = names.filter((n) => perProcess[n]?.start !== false);
-	if (credentials.length || workflows.length || publish.length) {
+	const imported = credentials.length || workflows.length || publish.length;
+	if (workersFirst) {
+		// the workers, then the main (on an empty database one worker at a time: each runs the migrations)
+		const workersAtStart = atStart.filter((n) => n !== 'main');
+		if (imported) await Promise.all(workersAtStart.map((n) => startProcess(n)));
+		else for (const n of workersAtStart) await startProcess(n);
+		await startProcess('main');
+	} else if (imported) {
 		await Promise.all(atStart.map((n) => startProcess(n)));
 	} else {
 		// nothing imported: the database is still empty, let the main alone run the migrations
