@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
+import YAML from 'yaml';
+
 import { cacheDir } from '../../tools/lib/cache.mjs';
 import { HOSTS } from '../../tools/lib/hosts.mjs';
 import { PACKAGE, REPO } from '../../tools/lib/repo.mjs';
@@ -42,6 +44,11 @@ export function composeEnv(text) {
 		env[m[1]] = m[2].replace(/^'(.*)'$/, '$1').trim();
 	}
 	return env;
+}
+
+/** A compose text's services, with YAML merge keys (<<) applied. */
+export function composeServices(text) {
+	return YAML.parse(text, { merge: true }).services;
 }
 
 /** What is wrong with a compose text's n8n variables against the suites' sources. */
@@ -119,9 +126,61 @@ describe('docker/compose.yml and docker/Dockerfile match what the suites run', (
 		assert.equal(/^ARG N8N_VERSION=(.+)$/m.exec(DOCKERFILE)?.[1], HOSTS[2].n8n);
 		assert.equal(/^ARG PACKAGE_VERSION=(.+)$/m.exec(DOCKERFILE)?.[1], PACKAGE.version);
 		assert.match(DOCKERFILE, new RegExp(`${PACKAGE.name}@\\$\\{PACKAGE_VERSION\\}`));
+		// compose runs n8n's own image: the package comes from N8N_COMMUNITY_PACKAGES (below)
 		assert.match(
 			COMPOSE,
-			new RegExp(`image: n8n-generation-service:${PACKAGE.version.replaceAll('.', '\\.')}$`, 'm'),
+			new RegExp(`^  image: n8nio/n8n:${HOSTS[2].n8n.replaceAll('.', '\\.')}$`, 'm'),
+		);
+	});
+
+	it('installs the package from environment variables as test/e2e/queue-n8n3.test.mjs runs it', () => {
+		const suite = read('test/e2e/queue-n8n3.test.mjs');
+		const services = composeServices(COMPOSE);
+		const n8nServices = Object.entries(services).filter(([, s]) =>
+			s.image?.startsWith('n8nio/n8n:'),
+		);
+		const workers = n8nServices.filter(([, s]) => /^worker\b/.test(s.command)).map(([n]) => n);
+		assert.ok(workers.length >= 2, `workers: ${workers}`);
+		for (const [name, s] of n8nServices) {
+			// every process: unverified packages off (3.0's default), the list with a checksum (the suite's)
+			assert.equal(s.environment.N8N_UNVERIFIED_PACKAGES_ENABLED, 'false', name);
+			assert.equal(s.environment.N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV, 'true', name);
+			const list = JSON.parse(s.environment.N8N_COMMUNITY_PACKAGES);
+			assert.deepEqual(
+				list.map((p) => Object.keys(p)),
+				[['name', 'version', 'checksum']],
+				name,
+			);
+			assert.equal(list[0].name, PACKAGE.name);
+			assert.match(list[0].version, /^\$\{GS_PACKAGE_VERSION:\?/);
+			assert.match(list[0].checksum, /^\$\{GS_PACKAGE_CHECKSUM:\?/);
+			// its own user folder on a volume: a worker started later with an empty one lacks the package
+			assert.ok(
+				(s.volumes ?? []).some((v) => /^[\w-]+:\/home\/node\/\.n8n$/.test(v)),
+				`${name} keeps /home/node/.n8n on a volume`,
+			);
+		}
+		for (const name of ['N8N_UNVERIFIED_PACKAGES_ENABLED', 'N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV'])
+			assert.match(suite, new RegExp(`${name}: '${services.main.environment[name]}'`), name);
+		assert.match(
+			suite,
+			/name: PACKAGE\.name, version: PACKAGE\.version, \.\.\.\(checksum && \{ checksum \}\)/,
+		);
+		const volumes = n8nServices.flatMap(([, s]) => s.volumes);
+		assert.equal(new Set(volumes).size, volumes.length, 'one volume per process');
+		// the workers start first and hear the main's install (the suite's workersFirst)
+		assert.match(suite, /workersFirst: true/);
+		for (const w of workers)
+			assert.equal(services.main.depends_on?.[w]?.condition, 'service_healthy', `main after ${w}`);
+		// the checksum command compose's header gives is the one docs/n8n-3.md gives (the suite runs it)
+		assert.match(COMPOSE, new RegExp(`npm view \\$PKG dist\\.integrity`));
+		assert.match(
+			COMPOSE,
+			new RegExp(`PKG=${PACKAGE.name}@${PACKAGE.version.replaceAll('.', '\\.')}$`, 'm'),
+		);
+		assert.match(
+			read('docs/n8n-3.md'),
+			new RegExp(`npm view ${PACKAGE.name}@\\S+ dist\\.integrity`),
 		);
 	});
 
