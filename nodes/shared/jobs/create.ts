@@ -372,10 +372,12 @@ export async function createJob(
 		job = await findAdoptable(ctx, run, input, reuseMinutes, i, maxWaitSeconds, byIntent);
 		adopted = job !== undefined;
 	}
+	/** Failed jobs the intent's keys named (a replay), which the look-back had not shown failed. */
+	const failedReplays = new Set<string>();
 	const keyOf = (attempt: number): string => {
 		if (customKey) return customKey;
 		if (!byIntent) return deriveIdempotencyKey(ctx, i, 'job', input);
-		const failed = failedOfInput(run, input, reuseMinutes);
+		const failed = [...new Set([...failedOfInput(run, input, reuseMinutes), ...failedReplays])];
 		const parts = { lookBackMs: reuseMinutes * 60_000, occurrence, failed, attempt };
 		return deriveIntentKey(ctx, 'job', input, parts, now());
 	};
@@ -391,11 +393,18 @@ export async function createJob(
 		job = await postJob(ctx, run, idempotencyKey, post);
 		// An intent's key may name a job this run already holds (another execution's run had the same
 		// inputs in another order) or that an earlier run of this node in this execution used (a loop):
-		// then the intent's next key, as the other execution would take. Each such answer is a distinct
-		// job of those, so this ends.
+		// then the intent's next key, as the other execution would take. It may also name a job that has
+		// failed since the view was read (the service replays it): after a failure the same input is a new
+		// intent, whose key counts that job among the failed ones, as a look that showed it would have. Each
+		// such answer is a distinct job of those, so this ends.
 		const taken = (id: string) => run.claimed.has(id) || usedInEarlierRun(ctx, id);
-		for (let attempt = 1; byIntent && taken(job.id); attempt++) {
-			if (attempt > run.claimed.size + MAX_LOOP_ATTEMPTS) break;
+		const failedReplay = (named: Job) =>
+			named.replayed === true && named.state === 'failed' && !failedReplays.has(named.id);
+		let attempt = 0;
+		while (byIntent && (failedReplay(job) || taken(job.id))) {
+			if (failedReplay(job)) failedReplays.add(job.id);
+			else attempt++;
+			if (attempt + failedReplays.size > run.claimed.size + MAX_LOOP_ATTEMPTS) break;
 			idempotencyKey = keyOf(attempt);
 			job = await postJob(ctx, run, idempotencyKey, post);
 		}

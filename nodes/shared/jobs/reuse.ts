@@ -12,7 +12,7 @@ import { runsAsTool } from '../router';
 import { PAGE_SIZE } from '../service/client';
 import { now, resolveService } from '../service/service';
 import type { Job } from './job';
-import { MIN_POLL_MS, isFinished } from './job';
+import { isFinished } from './job';
 import { stateOf, uncertainCreateAt } from './known';
 import type { JobRun } from './run';
 import { MAX_VIEW_PAGES, recentJobsOf } from './watch';
@@ -151,7 +151,7 @@ export interface IntentParts {
  * items, the failed jobs of that input, and the time slot (one look-back long) of the run's root
  * start (n8n 2.x keeps it in every Retry; older n8n: the time of the create). Two starts in one slot are
  * less than a look-back apart, so the key never replays what the look-back would not pick up; two calls
- * on either side of a slot's end that both create before either sees the other's job still make two.
+ * on either side of a slot's end, the second within INTENT_VIEW_AGE_MS of the first's create, still make two.
  */
 export function deriveIntentKey(
 	ctx: IExecuteFunctions,
@@ -278,6 +278,17 @@ async function recentJobs(
 	return jobs;
 }
 
+/**
+ * How old the recent-jobs view may be for a run whose key comes from the intent (findAdoptable, `byIntent`).
+ * What a view that old may miss is a job created within that time — by an execution of the same intent,
+ * which derives the same key (the service replays its job, charged once; a replayed job that failed meanwhile
+ * leads to the intent's next key, as a fresh look would: createJob), or by another intent. So the look a
+ * catalogue sent as webhook calls pays is one per minute per worker, not one per poll interval. The one
+ * case it widens is a repeat on the other side of a look-back slot's end (its key differs): it must come
+ * within this long of the first call's create to make a second job, where it had to within 5 s.
+ */
+export const INTENT_VIEW_AGE_MS = 60_000;
+
 /** Failed jobs of exactly this input among those the look-back read (findAdoptable reads them). */
 export function failedOfInput(run: JobRun, input: IDataObject, lookBackMinutes: number): string[] {
 	const wanted = normalized(input);
@@ -329,9 +340,9 @@ function pickFrom(
  * records) what it adopts.
  *
  * The jobs come from the process's shared view of the key (recentJobs). `byIntent` (the run's key comes
- * from the intent): a view up to one poll interval old will do — what it may miss is a job another
- * process created within that interval, i.e. an execution of the same intent running at the same time,
- * which derives the same key (the service replays it: charged once). Otherwise (the look is the only
+ * from the intent): a view up to INTENT_VIEW_AGE_MS old will do — what it may miss is a job created within
+ * that time, e.g. by an execution of the same intent running at the same time, which derives the same key
+ * (the service replays it: charged once). Otherwise (the look is the only
  * guard, e.g. n8n's Retry of a schedule's run): a list look sent after this node run began, as when each
  * run read the list itself. Either way an unfinished job is picked up only as a list look sent after this
  * run began shows it (a create answer says queued; the job may have failed since): else the next look
@@ -351,7 +362,7 @@ export async function findAdoptable(
 	const { serviceKey } = await resolveService(ctx, itemIndex);
 	// never a view from before a create of this process whose answer was lost (its job may be there)
 	const uncertain = uncertainCreateAt(serviceKey) + 1;
-	const freshAfter = Math.max(byIntent ? now() - MIN_POLL_MS : began, uncertain);
+	const freshAfter = Math.max(byIntent ? now() - INTENT_VIEW_AGE_MS : began, uncertain);
 	const candidate = pickFrom(ctx, run, input, await recentJobs(ctx, run, { ...wish, freshAfter }));
 	if (!candidate || isFinished(candidate)) return candidate;
 	const known = stateOf(serviceKey, candidate.id);
