@@ -6,7 +6,9 @@
 #
 # Writes examples/samples/{sample-video.mp4,character.png,character.jpg} and
 # regenerates emulator/src/samples.ts (the same bytes as base64 constants, because the
-# emulator's TypeScript may not read files: n8n lint forbids node:fs).
+# emulator's TypeScript may not read files: n8n lint forbids node:fs), then
+# emulator/src/testcard-tiles.ts, the H.264 macroblocks of the jobs' test-card videos
+# (emulator/make-testcard.mjs: ffmpeg with libx264 and the DejaVu fonts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=examples/samples
@@ -37,3 +39,6 @@ b64() { base64 -w0 "$1"; }
 	echo "export const CHARACTER_JPEG = '$(b64 "$out/character.jpg")';"
 } > emulator/src/samples.ts
 ls -l "$out"
+
+node emulator/make-testcard.mjs
+npx --no-install prettier --write emulator/src/samples.ts emulator/src/testcard-tiles.ts >/dev/null

@@ -76,7 +76,9 @@ export function findAsset(world: World, accountId: string, id: string): AssetRec
 export function assetBytes(world: World, asset: AssetRecord): Buffer {
 	if (asset.bytes !== null) return Buffer.from(asset.bytes, 'base64');
 	const job = world.state.jobs.find((j) => j.id === asset.jobId);
-	return buildOutputMp4(asset.jobId ?? asset.id, job ? job.outputBytes : asset.byteSize);
+	// a job's output is never without its job (jobs are not deleted)
+	if (!job) throw new ApiError('not_found');
+	return buildOutputMp4(job.id, job.input, job.outputBytes);
 }
 
 function quotaOf(world: World, accountId: string): Quota {

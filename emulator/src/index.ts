@@ -6,7 +6,6 @@ import type { EmulatorControl } from './control';
 import { FaultStore } from './faults';
 import { IpLimiter } from './iplimit';
 import type { JournalEntry, Watchers } from './journal';
-import { SAMPLE_VIDEO } from './media';
 import { Referee } from './referee';
 import { buildServer } from './server';
 import { MODES } from './state';
@@ -69,7 +68,10 @@ export interface EmulatorOptions {
 	jobTiming?: { queuedMs: number; runningMs: number };
 	/** Share of the reservation charged on success (rounded up, never above it). Default 0.8. */
 	chargeRatio?: number;
-	/** Size of each job's output MP4 (sample + padding `free` box). Default 4096. */
+	/**
+	 * Size of each job's output MP4: its test-card video (tens of KB) followed by a `free` box padding it to this
+	 * many bytes; a video larger than this gets only a 48-byte box. Default 4096 (no padding beyond the box).
+	 */
 	outputBytes?: number;
 	/** Credits granted to the seeded account. Default 1000. */
 	initialCredits?: number;
@@ -123,7 +125,7 @@ function freshState(options: EmulatorOptions): EmulatorSnapshot {
 			engineReason: null,
 			uploadsAvailable: true,
 			modes: [...MODES],
-			outputBytes: Math.max(options.outputBytes ?? DEFAULT_OUTPUT_BYTES, SAMPLE_VIDEO.length + 64),
+			outputBytes: options.outputBytes ?? DEFAULT_OUTPUT_BYTES,
 			jobTiming: options.jobTiming ?? { queuedMs: 1000, runningMs: 2000 },
 			chargeRatio: options.chargeRatio ?? 0.8,
 		},

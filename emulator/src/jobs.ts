@@ -310,7 +310,7 @@ function finish(world: World, job: JobRecord, at: number): void {
 	job.chargedCredits = charged;
 	settle(world, job.accountId, charged, job.id, job.keyId, at);
 	release(world, job.accountId, job.reservedCredits - charged, job.id, job.keyId, at);
-	const bytes = buildOutputMp4(job.id, job.outputBytes);
+	const bytes = buildOutputMp4(job.id, job.input, job.outputBytes);
 	const assetId = newId('asset');
 	world.state.assets.push({
 		id: assetId,
@@ -390,6 +390,6 @@ export function jobOutput(ctx: RequestContext): HandlerResult {
 				: 'O vídeo ainda não está pronto; consulte a geração até o fim.',
 		);
 	}
-	const bytes = buildOutputMp4(job.id, job.outputBytes);
+	const bytes = buildOutputMp4(job.id, job.input, job.outputBytes);
 	return rangedBody(bytes, 'video/mp4', ctx.headers.range);
 }

@@ -1,8 +1,7 @@
 import { ApiError } from './errors';
-import { SAMPLE_VIDEO_MP4 } from './samples';
-import type { MimeType } from './state';
-
-export const SAMPLE_VIDEO = Buffer.from(SAMPLE_VIDEO_MP4, 'base64');
+import { mp4Of } from './mp4';
+import type { JobInput, MimeType } from './state';
+import { testCardVideo } from './testcard';
 
 /** True when the first bytes match the declared type. */
 export function signatureMatches(mimeType: MimeType, bytes: Buffer): boolean {
@@ -27,19 +26,37 @@ export function signatureMatches(mimeType: MimeType, bytes: Buffer): boolean {
 	return false;
 }
 
+/** The videos built last, by job id: a job's MP4 is built when it ends and again for each download. */
+const recentVideos = new Map<string, Buffer>();
+const RECENT_VIDEOS = 16;
+
+/** A job's video alone (testcard.ts): the same bytes for the same job id and input. */
+export function jobVideo(jobId: string, input: JobInput): Buffer {
+	const key = `${jobId} ${JSON.stringify(input)}`;
+	const known = recentVideos.get(key);
+	if (known) return known;
+	const video = mp4Of(testCardVideo(jobId, input));
+	recentVideos.set(key, video);
+	if (recentVideos.size > RECENT_VIDEOS)
+		recentVideos.delete(recentVideos.keys().next().value as string);
+	return video;
+}
+
 /**
- * A job's MP4: the sample video followed by an ISO-BMFF `free` box holding the job id and
- * zero padding up to `size` bytes (never smaller than the sample + a 48-byte box), so every
- * job has its own sha256 and the file still opens in any video tool.
+ * A job's MP4: its test-card video (testcard.ts: durationSeconds long at its aspect ratio, naming the mode, the
+ * job id and the prompt), followed by an ISO-BMFF `free` box holding the job id and zero padding up to `size`
+ * bytes (the emulator's output size; at least a 48-byte box), so every job has its own sha256, a test can ask
+ * for large files, and the file still plays in any video tool.
  */
-export function buildOutputMp4(jobId: string, size: number): Buffer {
+export function buildOutputMp4(jobId: string, input: JobInput, size: number): Buffer {
+	const video = jobVideo(jobId, input);
 	const label = Buffer.from(`generation-service-emulator job ${jobId}`, 'latin1');
-	const boxSize = Math.max(8 + label.length, size - SAMPLE_VIDEO.length);
+	const boxSize = Math.max(8 + label.length, size - video.length);
 	const box = Buffer.alloc(boxSize);
 	box.writeUInt32BE(boxSize, 0);
 	box.write('free', 4, 'latin1');
 	label.copy(box, 8);
-	return Buffer.concat([SAMPLE_VIDEO, box]);
+	return Buffer.concat([video, box]);
 }
 
 export interface ByteRange {

@@ -604,7 +604,7 @@ describe('emulator: endpoints and error codes', () => {
 		});
 
 		test('each job output has its own sha256 and the configured size', async () => {
-			h.emu.control.setOutputBytes(10_000);
+			h.emu.control.setOutputBytes(200_000); // more than any test-card video: padded to it
 			await post('/jobs', { mode: 'text_to_video', prompt: 'a' }, { 'Idempotency-Key': idem() });
 			await post('/jobs', { mode: 'text_to_video', prompt: 'b' }, { 'Idempotency-Key': idem() });
 			const [b, a] = h.emu.control.jobs();
@@ -613,7 +613,7 @@ describe('emulator: endpoints and error codes', () => {
 				headers: bearer(full),
 				responseType: 'arraybuffer',
 			});
-			expect(Buffer.from(out.data).length).toBe(10_000);
+			expect(Buffer.from(out.data).length).toBe(200_000);
 		});
 
 		test('failed job releases everything and sets errorCode', async () => {
