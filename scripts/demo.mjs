@@ -11,6 +11,7 @@ import { runCommand } from '../tools/lib/cli.mjs';
 import { startEmulator } from '../tools/lib/emulator.mjs';
 import { ensureHost } from '../tools/lib/hosts.mjs';
 import { createInstance } from '../tools/lib/instance.mjs';
+import { mp4Summary } from '../tools/lib/mp4.mjs';
 import { describeDefaults } from '../tools/lib/n8n-defaults.mjs';
 import { packOnce } from '../tools/lib/pack.mjs';
 import { REPO, preparedExample } from '../tools/lib/repo.mjs';
@@ -92,6 +93,7 @@ async function main() {
 		);
 		say(`  sha256 verified   ${verified ? 'yes' : 'NO'} (${sha})`);
 		say(`  MP4 written       ${path.relative(process.cwd(), file)} (${bytes.length} bytes)`);
+		say(`  video             ${describeVideo(mp4Summary(bytes))}`);
 		say(
 			`  n8n execute       ${(res.ms / 1000).toFixed(1)} s, peak RSS ${Math.round((res.peakRssBytes ?? 0) / 2 ** 20)} MB`,
 		);
@@ -102,6 +104,17 @@ async function main() {
 		await inst.close();
 		await emu.close();
 	}
+}
+
+/** What the MP4 is, as its boxes say: the emulator's test card, not a generated video. */
+function describeVideo(video) {
+	if (!video) return 'not an MP4 the report can read';
+	const codec = video.codec === 'avc1' ? 'H.264' : video.codec;
+	return [
+		`${video.seconds} s, ${video.width}×${video.height}, ${codec}; plays in a browser or any video player`,
+		"the emulator's test card, not a generated video: colour bars, the mode, the job id,",
+		'its files and prompt, a clock and a progress bar',
+	].join(`\n${' '.repeat(20)}`);
 }
 
 /** What to do next: the demo's n8n was a throw-away instance; `npm start` is the ready editor. */
