@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { findBrowser } from './browser-path.mjs';
 import { cacheDir } from './cache.mjs';
+import { installFirstLine, missingDevDependencies } from './dev-deps.mjs';
 import { APT_PACKAGES } from './host-advice.mjs';
 import { HOSTS, NODE24 } from './hosts.mjs';
 import { runAttached } from './process.mjs';
@@ -103,8 +104,17 @@ export function installNotice(items = machineInstalls()) {
 /** Runs `steps` in order (names of TEST_STEPS); the exit code of the first that fails, else 0. */
 export async function runTestSteps(
 	steps,
-	{ print = (line) => process.stdout.write(`${line}\n`) } = {},
+	{
+		print = (line) => process.stdout.write(`${line}\n`),
+		complain = (line) => process.stderr.write(`${line}\n`),
+		missing = missingDevDependencies(),
+	} = {},
 ) {
+	// every step runs the devDependencies (n8n-node, tsc, jest, tsx): before `npm ci`, one line, not a stack trace
+	if (missing.length) {
+		complain(installFirstLine(missing));
+		return 1;
+	}
 	if (steps.includes('e2e')) print(`${installNotice()}\n`);
 	for (const name of steps) {
 		const step = TEST_STEPS[name];
