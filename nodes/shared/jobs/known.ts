@@ -85,14 +85,7 @@ export async function rememberJobs(ctx: ServiceContext, jobs: Job[]): Promise<vo
 	const { serviceKey } = await resolveService(ctx);
 	const at = now();
 	const { answers } = processJobReads;
-	for (const job of jobs) {
-		const key = jobKey(serviceKey, job.id);
-		// in order of last answer; the bound (maxAnswers) is applied below, after the sweep
-		keepRecent(answers, key, { job, at }, Infinity);
-		processJobReads.unsure.delete(key);
-	}
-	noteJobs(serviceKey, jobs, at);
-	noteFinished(serviceKey, jobs);
+	// stale answers about unfinished jobs go first (the new ones are fresh: the sweep keeps them)
 	processJobReads.addedSinceSweep += jobs.length;
 	if (
 		processJobReads.addedSinceSweep >= JOB_READS_MEMORY.sweepEveryAdds ||
@@ -100,9 +93,14 @@ export async function rememberJobs(ctx: ServiceContext, jobs: Job[]): Promise<vo
 	) {
 		sweepAnswers(at);
 	}
-	while (answers.size > JOB_READS_MEMORY.maxAnswers) {
-		answers.delete(answers.keys().next().value as string);
+	for (const job of jobs) {
+		const key = jobKey(serviceKey, job.id);
+		// in order of last answer, the least recently answered out first beyond the bound
+		keepRecent(answers, key, { job, at }, JOB_READS_MEMORY.maxAnswers);
+		processJobReads.unsure.delete(key);
 	}
+	noteJobs(serviceKey, jobs, at);
+	noteFinished(serviceKey, jobs);
 }
 
 /** The end of the 5 s after a read of the job whose answer was lost to a cancellation (0: none). */
@@ -175,7 +173,7 @@ function newer(known: Job | undefined, job: Job): boolean {
 	if (!known) return true;
 	if (known.state === job.state) return (job.updatedAt ?? 0) >= (known.updatedAt ?? 0);
 	// answers may arrive out of order: an end state is never undone
-	return known.state !== 'succeeded' && known.state !== 'failed';
+	return !isFinished(known);
 }
 
 function merge(view: RecentView, jobs: readonly Job[], at: number, listed: boolean): void {

@@ -15,6 +15,7 @@ import { clock } from './clock';
 import type { ErrorContext, ServiceErrorInfo, SsrfBlock } from './errors';
 import {
 	TRANSIENT_CODES,
+	asNodeError,
 	cancelled,
 	describeTransportFailure,
 	findErrorCode,
@@ -26,6 +27,7 @@ import {
 } from './errors';
 import type { KeyPacer, Priority } from './pacing';
 import { PacerStop, pacerFor, refuseKey } from './pacing';
+import { headerNumber } from './rateWindow';
 import type { ServiceContext, ServiceTarget } from './service';
 import { cancelSignal, resolveService, wait } from './service';
 
@@ -287,9 +289,7 @@ async function admitted(ctx: ServiceContext, pacer: KeyPacer, prepared: Prepared
 	} catch (error) {
 		throw error instanceof PacerStop
 			? notSent(ctx, error, prepared)
-			: new NodeOperationError(ctx.getNode(), error as Error, {
-					itemIndex: prepared.request.itemIndex,
-				});
+			: asNodeError(ctx.getNode(), error, prepared.request.itemIndex);
 	}
 }
 
@@ -412,12 +412,6 @@ function notSent(ctx: ServiceContext, stop: PacerStop, prepared: Prepared): Erro
 	const error = serviceError(ctx.getNode(), info, errorContext);
 	error.message = `${error.message} The node does not wait longer than ${maxWaitSeconds} s (option "Max Rate-Limit Wait").`;
 	return error;
-}
-
-function headerNumber(headers: Record<string, unknown>, name: string): number | undefined {
-	const value = headers[name];
-	const n = Number(Array.isArray(value) ? value[0] : value);
-	return value !== undefined && Number.isFinite(n) ? n : undefined;
 }
 
 /** A non-2xx answer that ends the request: the service's error in English. */

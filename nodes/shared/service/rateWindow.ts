@@ -57,7 +57,8 @@ export interface Window {
 	seenAt: number;
 }
 
-function headerNumber(headers: Record<string, unknown>, name: string): number | undefined {
+/** A number header of an answer (the rate headers, Retry-After); undefined when absent or not a number. */
+export function headerNumber(headers: Record<string, unknown>, name: string): number | undefined {
 	const value = headers[name];
 	const text = Array.isArray(value) ? value[0] : value;
 	if (typeof text !== 'string' && typeof text !== 'number') return undefined;
