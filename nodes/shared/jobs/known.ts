@@ -1,6 +1,6 @@
-// What this n8n process knows about each key's jobs, shared by every execution in it — learned from every
-// job answer it gets (rememberJobs: creates, reads, list pages), never asked for here (watch.ts sends the
-// reads and list looks):
+// What this n8n process knows about each key's jobs, shared by every execution in it — one idea, kept in
+// three stores, each learned from every job answer the process gets (rememberJobs: creates, reads, list
+// pages) and never asked for here (watch.ts sends the reads and list looks):
 // - the last answer about each job: a finished job never changes, an unfinished one is reused for 5 s, the
 //   least the service allows between reads of one job;
 // - the recent-jobs view of each key: what Create's "Reuse Identical Recent Job" looks through;

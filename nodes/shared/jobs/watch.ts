@@ -1,10 +1,14 @@
-// Following jobs until they end, for every execution of this n8n process: one watcher per service key makes
-// the looks for all who wait on the key's jobs — one list look per poll interval (the job list's pages as far
-// as needed, then a read of each followed job they did not show; a lone job is read by its own GET), however
-// many executions wait — and the same looks keep the key's recent-jobs view (known.ts) fresh for Create's
-// look-up of a recent identical job. No job is read more often than every 5 s (readJob). Looks are sent with
-// a follower's context but belong to none: a follower that is cancelled or times out leaves, and the next one
-// sends. A node run joins them with followJob and leaves them with stopFollowing.
+// Every look this n8n process sends at a key's jobs — one idea, in two sizes:
+// - the read of one job (readJob): never more often than every 5 s for a job, however many node runs ask
+//   (an answer younger than that, or any answer of a finished job, is reused; overlapping reads share one
+//   request). Get, Download Output and the Trigger read a job this way, and so does the watcher below;
+// - the watcher: one per service key, making the looks for every execution that waits on the key's jobs —
+//   one list look per poll interval (the job list's pages as far as needed, then a read of each followed job
+//   they did not show; a lone job is read by readJob), however many executions wait — and the same looks keep
+//   the key's recent-jobs view (known.ts) fresh for Create's look-up of a recent identical job. Looks are
+//   sent with a follower's context but belong to none: a follower that is cancelled or times out leaves, and
+//   the next one sends. A node run joins them with followJob and leaves them with stopFollowing.
+// What the looks learn is kept in known.ts, which never sends.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
