@@ -244,6 +244,180 @@ describe('Retry-After holds the whole key', () => {
 		expect(elsewhere[0] - told).toBeLessThan(15_000);
 	});
 
+	/**
+	 * A reply that the service holds `ms` of virtual time before giving it (time moves meanwhile, as for
+	 * the emulator's delay faults), so a request sent first can be answered after one sent later.
+	 */
+	const heldFor =
+		(ms: number, answer: () => nock.ReplyFnResult, arrived: () => void) =>
+		(
+			_uri: string,
+			_body: nock.Body,
+			callback: (error: null, reply: nock.ReplyFnResult) => void,
+		) => {
+			arrived();
+			void testClock.serviceHold(ms).then(() => callback(null, answer()));
+		};
+
+	it('a shorter Retry-After told later never shortens the key hold in force', async () => {
+		// /jobs/b leaves first and is answered last: its 429 (2 s) comes about 1 s after /jobs/a's (30 s)
+		let told = 0;
+		let toldShort = 0;
+		let bSent = false;
+		const reset = windowEnd(now()) + 60; // a window that outlasts the hold: it gates nothing
+		const later: Record<string, number[]> = { a: [], b: [], c: [] };
+		nock(BASE)
+			.get('/balance')
+			.reply(200, ok({}), rate(9, reset))
+			.get('/jobs/b')
+			.reply(
+				heldFor(
+					1000,
+					() => {
+						toldShort = now();
+						return [429, errorBody('rate_limited'), { 'Retry-After': '2', ...rate(7, reset) }];
+					},
+					() => (bSent = true),
+				),
+			)
+			.get('/jobs/a')
+			.reply(() => {
+				told = now();
+				return [429, errorBody('rate_limited'), { 'Retry-After': '30', ...rate(7, reset) }];
+			});
+		for (const path of ['a', 'b', 'c']) {
+			nock(BASE)
+				.get(`/jobs/${path}`)
+				.reply(() => {
+					later[path].push(now());
+					return [200, ok({ id: path }), rate(6, reset)];
+				});
+		}
+		await call(async function () {
+			await getIn(this, '/balance'); // the window is known: requests may leave together
+			const b = getIn(this, '/jobs/b');
+			await until(() => bSent, '/jobs/b to reach the service');
+			const a = getIn(this, '/jobs/a');
+			// another item asks once both 429s were told
+			await until(() => told > 0 && now() >= told + 1000, 'both 429s', 10_000, 50);
+			const c = getIn(this, '/jobs/c');
+			return { all: await Promise.all([a, b, c]) };
+		});
+		// the shorter hold was told after the longer one, and would end well before it
+		expect(toldShort).toBeGreaterThan(told);
+		expect(toldShort + 2_000 + PACING.holdMarginMs).toBeLessThan(told + 30_000);
+		const holdEnd = told + 30_000 + PACING.holdMarginMs;
+		for (const path of ['a', 'b', 'c']) {
+			expect(later[path]).toHaveLength(1);
+			expect(later[path][0]).toBeGreaterThanOrEqual(holdEnd);
+			expect(later[path][0]).toBeLessThan(holdEnd + PACING.maxSleepMs);
+		}
+	});
+
+	it('a shorter ip_rate_limited Retry-After told later, for another key, never shortens the hold of the base URL', async () => {
+		// OTHER_KEY's /me leaves first and is answered last: its 429 (2 s) comes after TEST_KEY's (30 s)
+		let told = 0;
+		let toldShort = 0;
+		let otherSent = false;
+		const later: Record<string, number[]> = { [TEST_KEY]: [], [OTHER_KEY]: [] };
+		const bearer = (key: string) => `Bearer ${key}`;
+		nock(BASE)
+			.get('/me')
+			.matchHeader('authorization', bearer(OTHER_KEY))
+			.reply(
+				heldFor(
+					1000,
+					() => {
+						toldShort = now();
+						return [429, errorBody('ip_rate_limited'), { 'Retry-After': '2' }];
+					},
+					() => (otherSent = true),
+				),
+			)
+			.get('/me')
+			.matchHeader('authorization', bearer(TEST_KEY))
+			.reply(() => {
+				told = now();
+				return [429, errorBody('ip_rate_limited'), { 'Retry-After': '30' }];
+			})
+			.get('/me')
+			.times(2)
+			.reply(function () {
+				const key = String(this.req.headers.authorization).replace('Bearer ', '');
+				later[key].push(now());
+				return [200, ok({})];
+			});
+		const other = call(get('/me'), OTHER_KEY);
+		await until(() => otherSent, "OTHER_KEY's /me to reach the service");
+		await Promise.all([call(get('/me')), other]);
+		expect(toldShort).toBeGreaterThan(told);
+		expect(toldShort + 2_000 + PACING.holdMarginMs).toBeLessThan(told + 30_000);
+		const holdEnd = told + 30_000 + PACING.holdMarginMs;
+		for (const key of [TEST_KEY, OTHER_KEY]) {
+			expect(later[key]).toHaveLength(1);
+			expect(later[key][0]).toBeGreaterThanOrEqual(holdEnd);
+			expect(later[key][0]).toBeLessThan(holdEnd + PACING.maxSleepMs);
+		}
+	});
+
+	it("a shorter upload_rate_limit Retry-After told later never shortens the uploads' hold", async () => {
+		// the upload of file 1 leaves first and is answered last: its 429 (2 s) comes after file 2's (30 s)
+		let told = 0;
+		let toldShort = 0;
+		let firstSent = false;
+		const reset = windowEnd(now()) + 60;
+		const later: number[] = [];
+		const upload = (ctx: IExecuteFunctions, n: number) =>
+			apiRequest(ctx, {
+				method: 'POST',
+				path: '/assets',
+				idempotencyKey: ['asset', 'sha256', String(n).repeat(16)].join('.'),
+				maxWaitSeconds: 120,
+			});
+		nock(BASE)
+			.get('/balance')
+			.reply(200, ok({}), rate(9, reset))
+			.post('/assets')
+			.reply(
+				heldFor(
+					1000,
+					() => {
+						toldShort = now();
+						return [429, errorBody('upload_rate_limit'), { 'Retry-After': '2', ...rate(7, reset) }];
+					},
+					() => (firstSent = true),
+				),
+			)
+			.post('/assets')
+			.reply(() => {
+				told = now();
+				return [429, errorBody('upload_rate_limit'), { 'Retry-After': '30', ...rate(7, reset) }];
+			})
+			.post('/assets')
+			.times(3)
+			.reply(() => {
+				later.push(now());
+				return [201, ok({ asset: {}, replayed: false }), rate(6, reset)];
+			});
+		await call(async function () {
+			await getIn(this, '/balance'); // the window is known: requests may leave together
+			const first = upload(this, 1);
+			await until(() => firstSent, 'the upload of file 1 to reach the service');
+			const second = upload(this, 2);
+			// a third upload asks once both 429s were told
+			await until(() => told > 0 && now() >= told + 1000, 'both 429s', 10_000, 50);
+			return { all: await Promise.all([first, second, upload(this, 3)]) };
+		});
+		expect(toldShort).toBeGreaterThan(told);
+		expect(toldShort + 2_000 + PACING.holdMarginMs).toBeLessThan(told + 30_000);
+		const holdEnd = told + 30_000 + PACING.holdMarginMs;
+		expect(later).toHaveLength(3);
+		for (const at of later) {
+			expect(at).toBeGreaterThanOrEqual(holdEnd);
+			expect(at).toBeLessThan(holdEnd + PACING.maxSleepMs);
+		}
+	});
+
 	it('fails at once, sending nothing, when the hold is longer than Max Rate-Limit Wait', async () => {
 		nock(BASE)
 			.post('/assets')
