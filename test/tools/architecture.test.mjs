@@ -161,6 +161,97 @@ export function undefinedDecisions(rows) {
 	});
 }
 
+/** Every function and method name defined in the package's TypeScript (nodes/, credentials/). */
+function packageFunctionNames() {
+	const files = allFiles('nodes')
+		.concat(allFiles('credentials'))
+		.filter((f) => f.endsWith('.ts'));
+	return new Set(files.flatMap((f) => [...definedNames(f)]));
+}
+
+/** The declarations named `name` in `file` that take parameters: functions, methods, const-bound functions. */
+function declarationsOf(file, name) {
+	const source = ts.createSourceFile(
+		file,
+		fs.readFileSync(path.join(REPO, file), 'utf8'),
+		ts.ScriptTarget.Latest,
+		true,
+	);
+	const found = [];
+	const visit = (node) => {
+		if (
+			(ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) &&
+			node.name?.getText(source) === name
+		) {
+			found.push(node);
+		}
+		if (
+			ts.isVariableDeclaration(node) &&
+			node.name.getText(source) === name &&
+			node.initializer &&
+			(ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+		) {
+			found.push(node.initializer);
+		}
+		ts.forEachChild(node, visit);
+	};
+	visit(source);
+	return { source, found };
+}
+
+/**
+ * The function `name` of `file` hands the decision on: it passes every one of its parameters, as they are, to
+ * another function of the package and returns that call's result or drops it (its own code decides nothing
+ * with it). Returns the name of the function it hands them to, or undefined.
+ */
+export function forwardedTo(file, name, packageNames = packageFunctionNames()) {
+	const { source, found } = declarationsOf(file, name);
+	for (const fn of found) {
+		const params = fn.parameters.map((p) => p.name.getText(source));
+		if (params.length === 0 || !fn.body) continue;
+		let target;
+		const visit = (node) => {
+			if (target) return;
+			if (ts.isCallExpression(node)) {
+				const callee = ts.isPropertyAccessExpression(node.expression)
+					? node.expression.name.getText(source)
+					: node.expression.getText(source);
+				const bare = new Set(
+					node.arguments.filter((a) => ts.isIdentifier(a)).map((a) => a.getText(source)),
+				);
+				let parent = node.parent;
+				while (ts.isAwaitExpression(parent) || ts.isParenthesizedExpression(parent)) {
+					parent = parent.parent;
+				}
+				const resultUnused = ts.isExpressionStatement(parent) || ts.isReturnStatement(parent);
+				if (
+					callee !== name &&
+					packageNames.has(callee) &&
+					params.every((p) => bare.has(p)) &&
+					resultUnused
+				) {
+					target = callee;
+				}
+			}
+			ts.forEachChild(node, visit);
+		};
+		visit(fn.body);
+		if (target) return target;
+	}
+	return undefined;
+}
+
+/** The rows whose function only hands the decision on: `file: name → target`. */
+export function forwardingDecisions(rows) {
+	const packageNames = packageFunctionNames();
+	return rows.flatMap(([names, file]) =>
+		names
+			.map((name) => [name, forwardedTo(file, name, packageNames)])
+			.filter(([, target]) => target)
+			.map(([name, target]) => `${file}: ${name} → ${target}`),
+	);
+}
+
 /** The mermaid blocks of `text`, each as its boxes (id → the paths of its label's first line) and arrows. */
 export function diagramsOf(text) {
 	return [...text.matchAll(/```mermaid\n([\s\S]*?)```/g)].map(([, body]) => {
@@ -241,6 +332,21 @@ describe('docs/architecture.md holds to its word', () => {
 			'each row names both',
 		);
 		assert.deepEqual(undefinedDecisions(rows), []);
+	});
+
+	it('no function "Who decides what" names only hands the decision to another', () => {
+		assert.deepEqual(forwardingDecisions(decisionsOf(text, '## Who decides what')), []);
+	});
+
+	it('a row that names a function which only forwards the decision is seen (the check can fail)', () => {
+		// KeyPacer.settle passes its ticket and headers to RateWindow.observe, which decides
+		assert.deepEqual(
+			forwardingDecisions([
+				[['settle'], 'nodes/shared/service/pacing.ts'],
+				[['observe'], 'nodes/shared/service/rateWindow.ts'],
+			]),
+			['nodes/shared/service/pacing.ts: settle → observe'],
+		);
 	});
 
 	it('a function named in the wrong file is seen (the check can fail)', () => {
