@@ -4,7 +4,8 @@
 // package installed as a community package (from the packed tarball, as n8n's installer lays it out), a
 // credential "Generation Service (local emulator)" pointing at the emulator, and every example imported
 // with its paths set. The owner account is set up through n8n's REST API the first time; the URL and the
-// login are printed. Ctrl-C stops n8n and the emulator; nothing is left listening.
+// login are printed. Ctrl-C stops n8n and the emulator; nothing is left listening. So does SIGINT or SIGTERM
+// to the npm process alone (an IDE's stop button, a process manager) or to this node process alone.
 //
 // The n8n user folder lasts between starts (~/.cache/n8n-nodes-generation-service/start, or $GS_START_FOLDER):
 // workflows you build stay. Each start installs the current build, starts a fresh emulator and points the
@@ -67,8 +68,18 @@ async function main({ options }) {
 		say('stopped.');
 		process.exit(0);
 	};
-	process.on('SIGINT', shutdown);
-	process.on('SIGTERM', shutdown);
+	// Ctrl-C in a terminal signals the whole process group. An IDE's stop button or a process manager signals
+	// npm alone: package.json's `exec node …` makes this process the one npm forwards SIGINT and SIGTERM to
+	// (not a shell that would keep them), and a parent that is gone (npm killed outright) stops us too.
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, shutdown);
+	// a closed terminal or pipe must not turn the stop into a crash
+	for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+	if (process.env.npm_lifecycle_event) {
+		const parent = process.ppid;
+		setInterval(() => {
+			if (process.ppid !== parent) void shutdown();
+		}, 500).unref();
+	}
 	const [first, ...others] = EXAMPLES.map((file) => loadExample(file));
 	say(
 		[

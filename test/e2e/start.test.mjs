@@ -3,7 +3,9 @@
 // session through n8n's REST API, the credential and every example are there, the printed "open" URL leads
 // through n8n's sign-in to the example in Chromium, the printed workflow list shows the examples, the MCP
 // example's video link takes the printed login, and the emulator it started answers on its printed URL. Then Ctrl-C (SIGINT to the whole process group, as a terminal sends it): the
-// command says "stopped.", exits 0, nothing listens on either port and no process of the group is left.
+// command says "stopped.", exits 0, nothing listens on either port and no process of the group is left. A second
+// start (the same user folder) is stopped as an IDE's stop button or a process manager does it: SIGINT to the npm
+// process alone; again everything stops (package.json `exec`s the node process, to which npm forwards it).
 // The emulator's referee saw no client mistake (read over its control API before the stop).
 // n8n 2.x only (npm start starts the cached 2.x host).
 import assert from 'node:assert/strict';
@@ -61,35 +63,71 @@ function processesOf(pgid, folder) {
 describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2.x' }, () => {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-start-test-'));
 	let child;
+	const children = [];
 	after(() => {
-		if (child && pidAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
-		for (const p of processesOf(child?.pid ?? -1, folder))
-			process.kill(Number(p.split(' ')[0]), 'SIGKILL');
+		for (const c of children) {
+			if (pidAlive(c.pid)) process.kill(-c.pid, 'SIGKILL');
+			for (const p of processesOf(c.pid, folder)) process.kill(Number(p.split(' ')[0]), 'SIGKILL');
+		}
 		fs.rmSync(folder, { recursive: true, force: true });
 	});
 
-	it('opens a ready editor with the printed login, and Ctrl-C leaves nothing running', async (t) => {
+	/** `npm start -- --port P --emulator-port Q` in its own process group, once it printed that n8n is ready. */
+	async function npmStart(t) {
 		const started = Date.now();
 		const [port, emulatorPort] = [await freePort(), await freePort()];
-		let out = '';
-		child = spawn('npm', ['start', '--', '--port', port, '--emulator-port', emulatorPort], {
+		const run = { port, emulatorPort, out: '' };
+		run.child = spawn('npm', ['start', '--', '--port', port, '--emulator-port', emulatorPort], {
 			cwd: REPO,
 			detached: true, // its own process group: SIGINT to -pid is what a terminal's Ctrl-C sends
 			env: { ...process.env, GS_START_FOLDER: folder },
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
-		child.stdout.on('data', (d) => (out += d));
-		child.stderr.on('data', (d) => (out += d));
-		const exited = new Promise((resolve) =>
-			child.once('exit', (code, signal) => resolve({ code, signal })),
+		children.push(run.child);
+		run.child.stdout.on('data', (d) => (run.out += d));
+		run.child.stderr.on('data', (d) => (run.out += d));
+		run.exited = new Promise((resolve) =>
+			run.child.once('exit', (code, signal) => resolve({ code, signal })),
 		);
 		await waitUntil(
 			'"n8n is ready" from npm start',
-			() => out.includes('Ctrl-C stops n8n and the emulator.') || child.exitCode !== null,
+			() => run.out.includes('Ctrl-C stops n8n and the emulator.') || run.child.exitCode !== null,
 			{ timeoutMs: READY_BOUND_MS, everyMs: 200 },
 		);
-		assert.equal(child.exitCode, null, `npm start ended early:\n${out}`);
+		assert.equal(run.child.exitCode, null, `npm start ended early:\n${run.out}`);
 		t.diagnostic(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		return run;
+	}
+
+	/** After a stop signal: npm exits, it said "stopped.", no process of it is left, nothing listens. */
+	async function everythingStopped(t, run, stopAt) {
+		const end = await within(run.exited, STOP_BOUND_MS);
+		assert.ok(end, `npm start did not stop within ${STOP_BOUND_MS} ms:\n${run.out}`);
+		await waitUntil(
+			'every process of npm start to end',
+			() => processesOf(run.child.pid, folder).length === 0,
+			{ timeoutMs: STOP_BOUND_MS, everyMs: 200 },
+		).catch((error) => {
+			throw new Error(`${error.message}: ${processesOf(run.child.pid, folder).join('; ')}`);
+		});
+		assert.ok(run.out.includes('stopped.'), run.out);
+		t.diagnostic(`stopped after ${((Date.now() - stopAt) / 1000).toFixed(1)} s`);
+		assert.equal(
+			await listening(run.port),
+			false,
+			`something still listens on n8n's port ${run.port}`,
+		);
+		assert.equal(
+			await listening(run.emulatorPort),
+			false,
+			`something still listens on ${run.emulatorPort}`,
+		);
+	}
+
+	it('opens a ready editor with the printed login, and Ctrl-C leaves nothing running', async (t) => {
+		const run = await npmStart(t);
+		const { port, emulatorPort, out } = run;
+		child = run.child;
 
 		// what it printed is what works
 		const base = /n8n is ready: (\S+)/.exec(out)?.[1];
@@ -205,23 +243,19 @@ describe('npm start', { skip: !e2eHosts().includes('2') && 'npm start runs n8n 2
 		// Ctrl-C
 		const stopAt = Date.now();
 		process.kill(-child.pid, 'SIGINT');
-		const end = await within(exited, STOP_BOUND_MS);
-		assert.ok(end, `npm start did not stop within ${STOP_BOUND_MS} ms:\n${out}`);
-		await waitUntil(
-			'every process of npm start to end',
-			() => processesOf(child.pid, folder).length === 0,
-			{ timeoutMs: STOP_BOUND_MS, everyMs: 200 },
-		).catch((error) => {
-			throw new Error(`${error.message}: ${processesOf(child.pid, folder).join('; ')}`);
-		});
-		assert.ok(out.includes('stopped.'), out);
-		t.diagnostic(`stopped after ${((Date.now() - stopAt) / 1000).toFixed(1)} s`);
-		assert.equal(await listening(port), false, `something still listens on n8n's port ${port}`);
-		assert.equal(
-			await listening(emulatorPort),
-			false,
-			`something still listens on ${emulatorPort}`,
+		await everythingStopped(t, run, stopAt);
+		assert.doesNotMatch(run.out, /svc_sk_/, 'npm start printed an API key');
+	});
+
+	it("SIGINT to the npm process alone (an IDE's stop button) stops everything too", async (t) => {
+		const run = await npmStart(t);
+		// n8n runs (so the check below can fail)
+		assert.ok(
+			processesOf(run.child.pid, folder).some((p) => / start$|n8n start/.test(p)),
+			'n8n is not running',
 		);
-		assert.doesNotMatch(out, /svc_sk_/, 'npm start printed an API key');
+		const stopAt = Date.now();
+		process.kill(run.child.pid, 'SIGINT'); // npm's pid only, not its process group
+		await everythingStopped(t, run, stopAt);
 	});
 });
