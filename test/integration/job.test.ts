@@ -92,9 +92,11 @@ describe('Job node against the emulator', () => {
 		expect(env.emu.control.jobs()[0].input).toMatchObject({ prompt: '', personaId: null });
 	});
 
-	it('polls about every 5 s: requests = capabilities + create + ceil(T/5)+1 polls + download', async () => {
+	it('polls every 5 s from the create: a job of T = 10 s takes capabilities + create + ceil(T/5) = 2 polls + download', async () => {
 		await run({ operation: 'create', ...textJob, options: { waitForCompletion: true } });
-		// job takes 10 s (2 s queued + 8 s running): polls at 5 s and 10 s.
+		// job takes 10 s (2 s queued + 8 s running): polls at 5 s and 10 s. The create's answer is the job's
+		// first look (watch.ts: a known job's first poll is one interval later), so no poll at 0 s: the
+		// "+1" of an immediate first look is for a job the node does not know yet (Wait for Job by ID).
 		expect(journalCount(env.emu, 'GET', /^\/v1\/jobs\/job_[0-9a-f]+$/)).toBe(2);
 		expect(journalCount(env.emu, 'GET', /\/output$/)).toBe(1);
 		expect(env.emu.control.journal()).toHaveLength(5);
