@@ -259,6 +259,21 @@ describe('Retry-After holds the whole key', () => {
 			void testClock.serviceHold(ms).then(() => callback(null, answer()));
 		};
 
+	/**
+	 * The 2 s hold was told after the 30 s one and would end well before it; every later request (one each
+	 * in `arrivals`) still left only once the 30 s hold (and its margin) was over, and soon after.
+	 */
+	const expectHeldToTheLonger = (told: number, toldShort: number, arrivals: number[][]) => {
+		expect(toldShort).toBeGreaterThan(told);
+		expect(toldShort + 2_000 + PACING.holdMarginMs).toBeLessThan(told + 30_000);
+		const holdEnd = told + 30_000 + PACING.holdMarginMs;
+		for (const times of arrivals) {
+			expect(times).toHaveLength(1);
+			expect(times[0]).toBeGreaterThanOrEqual(holdEnd);
+			expect(times[0]).toBeLessThan(holdEnd + PACING.maxSleepMs);
+		}
+	};
+
 	it('a shorter Retry-After told later never shortens the key hold in force', async () => {
 		// /jobs/b leaves first and is answered last: its 429 (2 s) comes about 1 s after /jobs/a's (30 s)
 		let told = 0;
@@ -303,15 +318,7 @@ describe('Retry-After holds the whole key', () => {
 			const c = getIn(this, '/jobs/c');
 			return { all: await Promise.all([a, b, c]) };
 		});
-		// the shorter hold was told after the longer one, and would end well before it
-		expect(toldShort).toBeGreaterThan(told);
-		expect(toldShort + 2_000 + PACING.holdMarginMs).toBeLessThan(told + 30_000);
-		const holdEnd = told + 30_000 + PACING.holdMarginMs;
-		for (const path of ['a', 'b', 'c']) {
-			expect(later[path]).toHaveLength(1);
-			expect(later[path][0]).toBeGreaterThanOrEqual(holdEnd);
-			expect(later[path][0]).toBeLessThan(holdEnd + PACING.maxSleepMs);
-		}
+		expectHeldToTheLonger(told, toldShort, [later.a, later.b, later.c]);
 	});
 
 	it('a shorter ip_rate_limited Retry-After told later, for another key, never shortens the hold of the base URL', async () => {
@@ -350,14 +357,7 @@ describe('Retry-After holds the whole key', () => {
 		const other = call(get('/me'), OTHER_KEY);
 		await until(() => otherSent, "OTHER_KEY's /me to reach the service");
 		await Promise.all([call(get('/me')), other]);
-		expect(toldShort).toBeGreaterThan(told);
-		expect(toldShort + 2_000 + PACING.holdMarginMs).toBeLessThan(told + 30_000);
-		const holdEnd = told + 30_000 + PACING.holdMarginMs;
-		for (const key of [TEST_KEY, OTHER_KEY]) {
-			expect(later[key]).toHaveLength(1);
-			expect(later[key][0]).toBeGreaterThanOrEqual(holdEnd);
-			expect(later[key][0]).toBeLessThan(holdEnd + PACING.maxSleepMs);
-		}
+		expectHeldToTheLonger(told, toldShort, [later[TEST_KEY], later[OTHER_KEY]]);
 	});
 
 	it("a shorter upload_rate_limit Retry-After told later never shortens the uploads' hold", async () => {
@@ -408,14 +408,12 @@ describe('Retry-After holds the whole key', () => {
 			await until(() => told > 0 && now() >= told + 1000, 'both 429s', 10_000, 50);
 			return { all: await Promise.all([first, second, upload(this, 3)]) };
 		});
-		expect(toldShort).toBeGreaterThan(told);
-		expect(toldShort + 2_000 + PACING.holdMarginMs).toBeLessThan(told + 30_000);
-		const holdEnd = told + 30_000 + PACING.holdMarginMs;
 		expect(later).toHaveLength(3);
-		for (const at of later) {
-			expect(at).toBeGreaterThanOrEqual(holdEnd);
-			expect(at).toBeLessThan(holdEnd + PACING.maxSleepMs);
-		}
+		expectHeldToTheLonger(
+			told,
+			toldShort,
+			later.map((at) => [at]),
+		);
 	});
 
 	it('fails at once, sending nothing, when the hold is longer than Max Rate-Limit Wait', async () => {
