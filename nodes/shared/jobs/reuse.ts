@@ -12,7 +12,7 @@ import { runsAsTool } from '../router';
 import { PAGE_SIZE } from '../service/client';
 import { now, resolveService } from '../service/service';
 import type { Job } from './job';
-import { isFinished } from './job';
+import { MIN_POLL_MS, isFinished } from './job';
 import { stateOf, uncertainCreateAt } from './known';
 import type { JobRun } from './run';
 import { MAX_VIEW_PAGES, recentJobsOf } from './watch';
@@ -151,7 +151,7 @@ export interface IntentParts {
  * items, the failed jobs of that input, and the time slot (one look-back long) of the run's root
  * start (n8n 2.x keeps it in every Retry; older n8n: the time of the create). Two starts in one slot are
  * less than a look-back apart, so the key never replays what the look-back would not pick up; two calls
- * on either side of a slot's end, the second within INTENT_VIEW_AGE_MS of the first's create, still make two.
+ * on either side of a slot's end that both create before either sees the other's job still make two.
  */
 export function deriveIntentKey(
 	ctx: IExecuteFunctions,
@@ -279,15 +279,15 @@ async function recentJobs(
 }
 
 /**
- * How old the recent-jobs view may be for a run whose key comes from the intent (findAdoptable, `byIntent`).
- * What a view that old may miss is a job created within that time — by an execution of the same intent,
- * which derives the same key (the service replays its job, charged once; a replayed job that failed meanwhile
- * leads to the intent's next key, as a fresh look would: createJob), or by another intent. So the look a
- * catalogue sent as webhook calls pays is one per minute per worker, not one per poll interval. The one
- * case it widens is a repeat on the other side of a look-back slot's end (its key differs): it must come
- * within this long of the first call's create to make a second job, where it had to within 5 s.
+ * How old the recent-jobs view may be for a run whose key comes from the intent (findAdoptable, `byIntent`):
+ * one poll interval. What a view that old may miss is a job created within it — by an execution of the same
+ * intent, which derives the same key (the service replays its job, charged once; a replayed job that failed
+ * meanwhile leads to the intent's next key, as a fresh look would: createJob), or by another intent. A minute
+ * was tried (bench part 7, 300 webhook calls on 2 workers): 16 list looks instead of about a hundred, but the
+ * view's looks also told each worker which jobs had ended, and without them 221 resumed Wait for Job runs read
+ * their job each: 841 requests for 300 videos, 1.48 × the floor.
  */
-export const INTENT_VIEW_AGE_MS = 60_000;
+export const INTENT_VIEW_AGE_MS = MIN_POLL_MS;
 
 /** Failed jobs of exactly this input among those the look-back read (findAdoptable reads them). */
 export function failedOfInput(run: JobRun, input: IDataObject, lookBackMinutes: number): string[] {
@@ -340,7 +340,7 @@ function pickFrom(
  * records) what it adopts.
  *
  * The jobs come from the process's shared view of the key (recentJobs). `byIntent` (the run's key comes
- * from the intent): a view up to INTENT_VIEW_AGE_MS old will do — what it may miss is a job created within
+ * from the intent): a view up to one poll interval old will do — what it may miss is a job created within
  * that time, e.g. by an execution of the same intent running at the same time, which derives the same key
  * (the service replays it: charged once). Otherwise (the look is the only
  * guard, e.g. n8n's Retry of a schedule's run): a list look sent after this node run began, as when each
