@@ -80,7 +80,7 @@ const PARAMS = { event: 'jobFinished', jobState: 'both', modes: [], options: {} 
 async function poll(
 	staticData: IDataObject | undefined,
 	parameters: IDataObject = {},
-	extra: { mode?: 'manual' | 'trigger'; pollBudgetMs?: number } = {},
+	extra: { mode?: 'manual' | 'trigger' } = {},
 ) {
 	return await runPoll({
 		node: new GenerationServiceTrigger(),
@@ -88,7 +88,6 @@ async function poll(
 		credentials: env.credentials,
 		staticData,
 		mode: extra.mode ?? 'trigger',
-		pollBudgetMs: extra.pollBudgetMs,
 	});
 }
 
@@ -311,44 +310,5 @@ describe('Generation Service Trigger against the emulator', () => {
 			.slice(before)
 			.filter((e) => e.path.endsWith('/output'));
 		expect(outputs.map((e) => e.path)).toEqual([`/v1/jobs/${ok}/output`]);
-	});
-
-	it('a poll that runs out of time returns what it has and the next one catches up, once each', async () => {
-		const emitted = tally();
-		let state = (await poll(undefined)).staticData;
-		const created = await createJobs(Array.from({ length: 250 }, () => ({})));
-		advance(20_000);
-
-		// Listing: each page takes 1 s of a 2 s budget, so the walk stops after one page.
-		onRequest = (entry) => {
-			if (entry.path === '/v1/jobs') advance(1_000);
-		};
-		let run = await poll(state, {}, { pollBudgetMs: 2_000 });
-		expect(emitted.add(run.result)).toHaveLength(100);
-		state = run.staticData;
-		onRequest = undefined;
-		run = await poll(state);
-		expect(emitted.add(run.result)).toHaveLength(150);
-		state = run.staticData;
-
-		// Downloads: each takes 1.5 s of a 2 s budget, so one is emitted and the rest wait.
-		const three = await createJobs([{}, {}, {}]);
-		advance(20_000);
-		onRequest = (entry) => {
-			if (entry.path.endsWith('/output')) advance(1_500);
-		};
-		const options = { options: { downloadOutput: true } };
-		run = await poll(state, options, { pollBudgetMs: 2_000 });
-		expect(emitted.add(run.result)).toHaveLength(1);
-		state = run.staticData;
-		onRequest = undefined;
-		run = await poll(state, options);
-		expect(emitted.add(run.result)).toHaveLength(2);
-		for (const item of items(run.result)) {
-			expect(sha256(await binaryBytes(item))).toBe((item.json.output as IDataObject).sha256);
-		}
-
-		expect([...emitted.counts.keys()].sort()).toEqual([...created, ...three].sort());
-		expect([...emitted.counts.values()].every((n) => n === 1)).toBe(true);
 	});
 });

@@ -7,6 +7,7 @@ import {
 	OVERLAP_MS,
 	STALE_MS,
 	advanceCursor,
+	firstCursor,
 	readCursor,
 	type TriggerCursor,
 } from '../../nodes/GenerationServiceTrigger/cursor';
@@ -301,10 +302,11 @@ describe('Trigger node: exact requests', () => {
 });
 
 describe('Trigger cursor (pure)', () => {
-	const walk = (newestListed: number, lowestListed: number, complete = true) => ({
-		newestListed,
-		lowestListed,
+	const walk = (top: number, low: number, complete = true, next?: string) => ({
+		top,
+		low,
 		complete,
+		next,
 	});
 
 	it('floor = min(newest − overlap, oldest non-stale open), never lower than before', () => {
@@ -319,7 +321,7 @@ describe('Trigger cursor (pure)', () => {
 		expect(never.floor).toBe(later.floor);
 	});
 
-	it('a stale open job does not hold the floor down; a short walk does', () => {
+	it('a stale open job does not hold the floor down; a first walk cut short counts below it as history', () => {
 		const newest = STALE_MS * 3;
 		const stale = advanceCursor(
 			{ newest: 0, floor: 0, done: {} },
@@ -329,13 +331,34 @@ describe('Trigger cursor (pure)', () => {
 		);
 		expect(stale.floor).toBe(newest - OVERLAP_MS);
 		expect(stale.open).toEqual({ s: newest - STALE_MS - 1 });
-		const short = advanceCursor(
-			{ newest: 0, floor: 0, done: {} },
-			walk(newest, newest - 60_000 * 10, false),
-			{},
-			{},
-		);
+		const short = firstCursor(walk(newest, newest - 60_000 * 10, false), {}, {});
 		expect(short.floor).toBe(newest - 60_000 * 10);
+		expect(short.pass).toBeUndefined();
+	});
+
+	it('a pass cut short leaves newest and floor as they were and keeps where to go on', () => {
+		const previous = { newest: 5_000_000, floor: 4_000_000, done: { old: 4_100_000 } };
+		// the pass listed down to 4.6 M: the jobs between the floor and there (some maybe created since the
+		// last complete pass) are not listed yet, so nothing below may be forgotten
+		const cut = advanceCursor(
+			previous,
+			walk(5_400_000, 4_600_000, false, 'PAGE-3'),
+			{ o: 4_700_000 },
+			{
+				e: 5_300_000,
+			},
+		);
+		expect(cut).toMatchObject({ newest: 5_000_000, floor: 4_000_000 });
+		expect(cut.pass).toEqual({ page: 'PAGE-3', top: 5_400_000, low: 4_600_000 });
+		expect(cut.done).toEqual({ old: 4_100_000, e: 5_300_000 });
+		// cut before its first page: nothing to go on from
+		const none = advanceCursor(previous, walk(-Infinity, Infinity, false), {}, {});
+		expect(none).toMatchObject({ newest: 5_000_000, floor: 4_000_000 });
+		expect(none.pass).toBeUndefined();
+		// completed at the next poll: newest is the pass's top, the floor moves up, the pass is gone
+		const done = advanceCursor(cut, walk(5_400_000, 3_900_000), {}, {});
+		expect(done).toMatchObject({ newest: 5_400_000, floor: 5_400_000 - OVERLAP_MS });
+		expect(done.pass).toBeUndefined();
 	});
 
 	it('done forgets ids below the new floor and never holds an open id', () => {
@@ -348,7 +371,7 @@ describe('Trigger cursor (pure)', () => {
 		expect(next.done).toEqual({ kept: 9_900_000, fresh: 10_000_000 });
 	});
 
-	it('readCursor accepts only its own shape', () => {
+	it('readCursor accepts only its own shape (a pass of another shape is dropped)', () => {
 		expect(readCursor(undefined)).toBeUndefined();
 		expect(readCursor({ version: 1, newest: 1, floor: 0, open: [], done: {} })).toBeUndefined();
 		expect(readCursor({ version: 1, newest: 1, floor: 0, open: { a: 'x' }, done: {} })).toBe(
@@ -361,5 +384,14 @@ describe('Trigger cursor (pure)', () => {
 			open: {},
 			done: { a: 2 },
 		});
+		const pass = { page: 'P', top: 3, low: 2 };
+		expect(readCursor({ version: 1, newest: 1, floor: 0, open: {}, done: {}, pass })?.pass).toEqual(
+			pass,
+		);
+		for (const bad of [{ ...pass, page: '' }, { ...pass, top: 'x' }, 'P']) {
+			const read = readCursor({ version: 1, newest: 1, floor: 0, open: {}, done: {}, pass: bad });
+			expect(read).toBeDefined();
+			expect(read!.pass).toBeUndefined();
+		}
 	});
 });
