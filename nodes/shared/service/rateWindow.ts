@@ -153,8 +153,11 @@ export class RateWindow {
 	 * own view cannot show yet.
 	 */
 	foreignSince(now: number): number {
-		if (!this.window || !this.isShared(now)) return 0;
-		return this.foreignRate * Math.max(0, now - this.window.seenAt);
+		if (!this.window || !this.isShared(now) || this.limit === undefined) return 0;
+		// never faster than the key's whole budget spread over its window: a burst seen between two answers
+		// close together must not hold this process back for good (it would learn nothing new while held)
+		const pace = Math.min(this.foreignRate, this.limit / this.windowMs);
+		return pace * Math.max(0, now - this.window.seenAt);
 	}
 
 	/**
