@@ -106,27 +106,19 @@ const SEEDS = [7, 100, 2000];
 describe('one key, many worker processes', () => {
 	afterEach(() => testClock.setRandom(() => 0.5));
 
-	// recorded for the reliability report (GS_RELIABILITY_OUT): the suite counts them
-	it.each(SEEDS)(
-		'2 processes sending all they can (seed %i): no 429, no request inside a Retry-After, ≥ 95 %% of the key used',
-		async (seed) => {
-			const figures = await runProcesses(2, seed);
-			expect(figures.tooMany).toBe(0);
-			expect(figures.violations).toEqual({});
-			expect(figures.usage).toBeGreaterThanOrEqual(0.95);
-		},
-		120_000,
+	// recorded for the reliability report (GS_RELIABILITY_OUT): the suite counts them. 4 processes: no 429,
+	// but the 95 % goal is missed (93.3-94.0 %): each allows for what the others may have sent since its last
+	// answer, and stops a little early in each window; its bound (92 %) shows a regression.
+	const noTooMany = [2, 4].flatMap((processes) =>
+		SEEDS.map((seed) => [processes, seed, processes === 2 ? 95 : 92] as const),
 	);
-
-	// 4 processes: no 429, but the 95 % goal is missed (93.3-94.0 %): each allows for what the others may
-	// have sent since its last answer, and stops a little early in each window. A bound, so a regression shows.
-	it.each(SEEDS)(
-		'4 processes sending all they can (seed %i): no 429, no request inside a Retry-After, ≥ 92 %% of the key used',
-		async (seed) => {
-			const figures = await runProcesses(4, seed);
+	it.each(noTooMany)(
+		'%i processes sending all they can (seed %i): no 429, no request inside a Retry-After, ≥ %i %% of the key used',
+		async (processes, seed, minPercent) => {
+			const figures = await runProcesses(processes, seed);
 			expect(figures.tooMany).toBe(0);
 			expect(figures.violations).toEqual({});
-			expect(figures.usage).toBeGreaterThanOrEqual(0.92);
+			expect(figures.usage).toBeGreaterThanOrEqual(minPercent / 100);
 		},
 		120_000,
 	);
