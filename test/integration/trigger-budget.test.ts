@@ -3,7 +3,7 @@
 // the emulator on the discrete-event clock: the poll's deadline is a sleep on that clock like every wait of the
 // package, so a wait for the key's rate window, a slow page or a download is cut off at the deadline in
 // virtual time. Each test counts every job the trigger emitted over all its polls.
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { JobScript } from '../../emulator/src';
 import { GenerationServiceTrigger } from '../../nodes/GenerationServiceTrigger/GenerationServiceTrigger.node';
@@ -13,6 +13,7 @@ import type { Emulated } from '../helpers/emulated';
 import { sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runPoll } from '../helpers/n8n';
 import { clock, testClock } from '../helpers/serviceClock';
+import { cursorOf, ids, items, tally } from '../helpers/trigger-output';
 
 let env: Emulated;
 let creators: string[] = [];
@@ -78,25 +79,6 @@ async function poll(
 		pollBudgetMs: budgetMs,
 	});
 	return { ...run, tookMs: clock.now() - startedAt };
-}
-
-const items = (result: INodeExecutionData[][] | null) => result?.[0] ?? [];
-const ids = (result: INodeExecutionData[][] | null) =>
-	items(result).map((item) => String(item.json.id));
-const cursorOf = (staticData: IDataObject) =>
-	(staticData['node:Generation Service Trigger'] as { cursor: TriggerCursor }).cursor;
-
-/** Counts emissions per job id over a sequence of polls. */
-function tally() {
-	const counts = new Map<string, number>();
-	return {
-		counts,
-		add(result: INodeExecutionData[][] | null) {
-			for (const id of ids(result)) counts.set(id, (counts.get(id) ?? 0) + 1);
-			return ids(result);
-		},
-		once: () => [...counts.values()].every((n) => n === 1),
-	};
 }
 
 /** The next poll a minute after this one started (n8n polls at most once a minute). */

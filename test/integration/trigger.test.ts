@@ -1,12 +1,13 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { JobScript } from '../../emulator/src';
 import type { JournalEntry } from '../../emulator/src/journal';
 import { GenerationServiceTrigger } from '../../nodes/GenerationServiceTrigger/GenerationServiceTrigger.node';
-import { OVERLAP_MS, type TriggerCursor } from '../../nodes/GenerationServiceTrigger/cursor';
+import { OVERLAP_MS } from '../../nodes/GenerationServiceTrigger/cursor';
 import type { Emulated } from '../helpers/emulated';
 import { sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runPoll } from '../helpers/n8n';
+import { cursorOf, ids, items, tally } from '../helpers/trigger-output';
 import { testClock } from '../helpers/serviceClock';
 
 let env: Emulated;
@@ -91,28 +92,11 @@ async function poll(
 	});
 }
 
-const items = (result: INodeExecutionData[][] | null) => result?.[0] ?? [];
-const ids = (result: INodeExecutionData[][] | null) =>
-	items(result).map((item) => String(item.json.id));
-const cursorOf = (staticData: IDataObject) =>
-	(staticData['node:Generation Service Trigger'] as { cursor: TriggerCursor }).cursor;
 const listRequests = (from: number) =>
 	env.emu.control
 		.journal()
 		.slice(from)
 		.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
-
-/** Counts emissions per job id over a whole sequence of polls. */
-function tally() {
-	const counts = new Map<string, number>();
-	return {
-		counts,
-		add(result: INodeExecutionData[][] | null) {
-			for (const id of ids(result)) counts.set(id, (counts.get(id) ?? 0) + 1);
-			return ids(result);
-		},
-	};
-}
 
 describe('Generation Service Trigger against the emulator', () => {
 	it('emits every finished job exactly once: between and during polls, across pages and restarts', async () => {
