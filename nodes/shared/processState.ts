@@ -31,6 +31,14 @@ export const PROCESS_STORES = {
 		bound: 'the keys in use at once; each watcher holds only its current followers and wishes',
 		cleared: 'a watcher as soon as nobody follows or waits (KeyWatcher onStop)',
 	},
+	loneReads: {
+		declaredIn: 'nodes/shared/jobs/watch.ts',
+		variable: 'processLoneReads',
+		holds:
+			'per key, when the process last asked the service for a lone followed job (walks the list when often)',
+		bound: 'LONE_WALK: ≤ 1,000 keys (least recently used first), each ≤ 13 times of the last minute',
+		cleared: 'times older than a minute when the key asks again; keys only by that bound',
+	},
 	recentJobs: {
 		declaredIn: 'nodes/shared/jobs/known.ts',
 		variable: 'processRecentJobs',

@@ -8,7 +8,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
-import { processWatchers } from '../../nodes/shared/jobs/watch';
+import { LONE_WALK, processWatchers } from '../../nodes/shared/jobs/watch';
 import type { Emulated } from '../helpers/emulated';
 import { fails, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runNode } from '../helpers/n8n';
@@ -204,5 +204,42 @@ describe('one watcher per key per process', () => {
 		const { out } = await running[1];
 		await expectMp4(out[0]);
 		expect(env.emu.control.journal().filter((e) => e.status === 429)).toHaveLength(1);
+	});
+
+	it('executions resumed one at a time (an execution per row): after three lone reads in a minute, a walk of the list serves the rest', async () => {
+		// n8n's Wait node parks each row's execution until its job's estimate; they resume one by one and
+		// each Wait for Job follows its job alone. Without the walk each reads its job: 20 reads here.
+		await service(30);
+		const prompts = Array.from({ length: 20 }, (_, n) => ({ json: { prompt: `row ${n}` } }));
+		const [created] = await runNode({
+			node,
+			parameters: {
+				resource: 'job',
+				operation: 'create',
+				mode: 'text_to_video',
+				prompt: '={{ $json.prompt }}',
+				durationSeconds: 5,
+				aspectRatio: '9:16',
+				options: {},
+			} as never,
+			credentials: { apiKey, baseUrl: env.emu.baseUrl },
+			items: prompts,
+		});
+		expect(created).toHaveLength(20);
+		await env.clock.clock.sleep(60_000); // every job has ended; the rows' executions resume
+		const before = env.emu.control.journal().length;
+		for (const [n, item] of created.entries()) {
+			const { out } = await execute({ id: `row${n}`, parameters: waitFor(String(item.json.id)) });
+			await expectMp4(out[0]);
+			await env.clock.clock.sleep(2_000); // the next row resumes
+		}
+		const after = env.emu.control.journal().slice(before);
+		const reads = after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
+		const pages = after.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
+		const downloads = after.filter((e) => /\/output$/.test(e.path));
+		expect(reads).toHaveLength(LONE_WALK.readsBeforeWalk);
+		expect(pages).toHaveLength(1); // one page shows all 20 jobs ended: the 16 rows after it ask nothing
+		expect(downloads).toHaveLength(20);
+		expect(after).toHaveLength(20 + LONE_WALK.readsBeforeWalk + 1);
 	});
 });

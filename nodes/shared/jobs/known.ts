@@ -78,6 +78,16 @@ export function jobKey(serviceKey: string, jobId: string): string {
 }
 
 /**
+ * The answer about a job that may stand for a read now: any answer of a finished job (it never changes),
+ * an unfinished one younger than 5 s (the least the service allows between reads of one job); else none.
+ */
+export function reusableAnswer(serviceKey: string, jobId: string): Job | undefined {
+	const known = processJobReads.answers.get(jobKey(serviceKey, jobId));
+	if (!known) return undefined;
+	return isFinished(known.job) || now() - known.at < MIN_POLL_MS ? known.job : undefined;
+}
+
+/**
  * Jobs the service just described (a creation answer, a list page, a read): the last answer about each, the
  * key's recent-jobs view, and how long the succeeded ones took (for the estimate).
  */

@@ -12,7 +12,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { processStore, sharedRead } from '../processState';
+import { keepRecent, processStore, sharedRead } from '../processState';
 import { PAGE_SIZE, RETRY_POLICY, apiRequest, listPages } from '../service/client';
 import { asNodeError } from '../service/errors';
 import { pacerFor } from '../service/pacing';
@@ -28,6 +28,7 @@ import {
 	processJobReads,
 	recentSince,
 	rememberJobs,
+	reusableAnswer,
 	unsureUntil,
 	viewOf,
 	jobsSince,
@@ -133,9 +134,9 @@ export async function readJob(
 	options: { itemIndex?: number; maxWaitSeconds?: number },
 ): Promise<Job> {
 	const { serviceKey } = await resolveService(ctx, options.itemIndex);
+	const reusable = reusableAnswer(serviceKey, jobId);
+	if (reusable) return reusable;
 	const key = jobKey(serviceKey, jobId);
-	const known = processJobReads.answers.get(key);
-	if (known && (isFinished(known.job) || now() - known.at < MIN_POLL_MS)) return known.job;
 	return await sharedRead(processJobReads.pending, key, async () => {
 		// a read another execution sent and then lost to its cancellation may have reached the service
 		await wait(ctx, unsureUntil(key) - now(), options.itemIndex, 'waiting to read a job');
@@ -173,6 +174,8 @@ export interface LookRequest {
 	maxWaitSeconds?: number;
 	/** Whether a job is still followed when the pages are read (its followers may have left meanwhile). */
 	stillFollowed: (jobId: string) => boolean;
+	/** Pages read at most for the followed jobs (default: one per hundred of them, and one more). */
+	maxFollowPages?: number;
 }
 
 /**
@@ -186,7 +189,7 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 	const unseen = new Set(followed.keys());
 	const seen: Job[] = [];
 	const listed: Job[] = [];
-	const maxFollowPages = Math.ceil(followed.size / PAGE_SIZE) + 1;
+	const maxFollowPages = request.maxFollowPages ?? Math.ceil(followed.size / PAGE_SIZE) + 1;
 	// the view has every job created before this (viewFloor): the pages for it stop there
 	const floor = since === undefined ? -Infinity : Math.max(since, viewFloor(serviceKey));
 	const sentAt = now();
@@ -221,6 +224,42 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 		if (stillFollowed(id)) seen.push(await readJob(ctx, id, { itemIndex, maxWaitSeconds }));
 	}
 	return seen;
+}
+
+// ---- A lone job when lone jobs come often: a walk down the list instead of a read each ----
+
+/**
+ * Executions that wait for one job each and come one at a time (an execution per row: n8n's Wait node
+ * parks each until its job's estimate, then Wait for Job) would read their job each: a request per
+ * video beyond its create and download. A page of the job list shows up to a hundred jobs, and a finished
+ * job's answer is kept for good, so when this process has read lone jobs often in the last minute
+ * (more than `readsBeforeWalk`), a lone look walks down the list to its job instead — as many pages as
+ * reads beyond those (at most MAX_VIEW_PAGES), the job read by itself if the walk did not reach it — and
+ * the executions that come next find their jobs' ends already known. Never sooner than one poll interval
+ * after the key's last list look, so that walks are no more frequent than a batch's looks.
+ */
+export const LONE_WALK = { windowMs: 60_000, readsBeforeWalk: 3, maxKeys: 1_000 };
+
+/**
+ * Module state on purpose: per service key, when this process last had to ask for a lone job (the
+ * rhythm of its executions, which no one of them sees). Bounded: ≤ LONE_WALK.maxKeys keys (least
+ * recently used first), each ≤ readsBeforeWalk + MAX_VIEW_PAGES times within the last windowMs.
+ */
+export const processLoneReads = processStore('loneReads', new Map<string, number[]>(), (map) =>
+	map.clear(),
+);
+
+/** Notes a lone look that must ask the service; the pages it may walk instead of a read (0: a read). */
+function lonePagesToWalk(serviceKey: string): number {
+	const at = now();
+	const times = (processLoneReads.get(serviceKey) ?? []).filter(
+		(t) => at - t < LONE_WALK.windowMs,
+	);
+	times.push(at);
+	const kept = times.slice(-(LONE_WALK.readsBeforeWalk + MAX_VIEW_PAGES));
+	keepRecent(processLoneReads, serviceKey, kept, LONE_WALK.maxKeys);
+	if (at - lastLookAt(serviceKey) < MIN_POLL_MS) return 0;
+	return Math.min(MAX_VIEW_PAGES, kept.length - LONE_WALK.readsBeforeWalk);
 }
 
 /**
@@ -473,7 +512,7 @@ export class KeyWatcher {
 		try {
 			let seen: Job[];
 			if (!batch && !forView) {
-				seen = [await readJob(sender.ctx, ids[0], request)];
+				seen = await this.lookAtLone(sender.ctx, ids[0], request);
 			} else {
 				const followed = new Map(ids.map((id) => [id, this.jobs.get(id)?.createdAt]));
 				const since = forView ? Math.min(...wishes.map((w) => w.since)) : undefined;
@@ -491,6 +530,20 @@ export class KeyWatcher {
 			if (cancelSignal(sender.ctx)?.aborted) return;
 			this.failAll(error as Error);
 		}
+	}
+
+	/** A lone followed job: its read, or a walk down the list to it when lone jobs come often (LONE_WALK). */
+	private async lookAtLone(
+		ctx: IExecuteFunctions,
+		jobId: string,
+		request: { itemIndex: number; maxWaitSeconds: number },
+	): Promise<Job[]> {
+		const { serviceKey } = this.service;
+		const pages = reusableAnswer(serviceKey, jobId) ? 0 : lonePagesToWalk(serviceKey);
+		if (pages <= 0) return [await readJob(ctx, jobId, request)];
+		const followed = new Map([[jobId, this.jobs.get(jobId)?.createdAt]]);
+		const stillFollowed = (id: string) => this.jobs.has(id);
+		return await lookAtList(ctx, { ...request, followed, stillFollowed, maxFollowPages: pages });
 	}
 
 	private update(job: Job): void {
