@@ -232,11 +232,12 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
  * Executions that wait for one job each and come one at a time (an execution per row: n8n's Wait node
  * parks each until its job's estimate, then Wait for Job) would read their job each: a request per
  * video beyond its create and download. A page of the job list shows up to a hundred jobs, and a finished
- * job's answer is kept for good, so when this process has read lone jobs often in the last minute
- * (more than `readsBeforeWalk`), a lone look walks down the list to its job instead — as many pages as
- * reads beyond those (at most MAX_VIEW_PAGES), the job read by itself if the walk did not reach it — and
- * the executions that come next find their jobs' ends already known. Never sooner than one poll interval
- * after the key's last list look, so that walks are no more frequent than a batch's looks.
+ * job's answer is kept for good, so when this process has asked for lone jobs often in the last minute
+ * (more than `readsBeforeWalk` times), the first look at a lone job it knows nothing of walks down the list
+ * to it instead — as many pages as asks beyond those (at most MAX_VIEW_PAGES), the job read by itself if
+ * the walk did not reach it — and the executions that come next find their jobs' ends already known. A
+ * job the walk showed unfinished is read after that. Never sooner than one poll interval after the key's
+ * last list look, so that walks are no more frequent than a batch's looks.
  */
 export const LONE_WALK = { windowMs: 60_000, readsBeforeWalk: 3, maxKeys: 1_000 };
 
@@ -539,7 +540,11 @@ export class KeyWatcher {
 		request: { itemIndex: number; maxWaitSeconds: number },
 	): Promise<Job[]> {
 		const { serviceKey } = this.service;
-		const pages = reusableAnswer(serviceKey, jobId) ? 0 : lonePagesToWalk(serviceKey);
+		// a job already seen unfinished by this watcher is read: a walk would show its end no sooner, and
+		// the jobs around it were seen with it
+		const seenBefore = this.jobs.get(jobId)?.state !== undefined;
+		const asks = !seenBefore && !reusableAnswer(serviceKey, jobId);
+		const pages = asks ? lonePagesToWalk(serviceKey) : 0;
 		if (pages <= 0) return [await readJob(ctx, jobId, request)];
 		const followed = new Map([[jobId, this.jobs.get(jobId)?.createdAt]]);
 		const stillFollowed = (id: string) => this.jobs.has(id);
