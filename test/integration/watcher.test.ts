@@ -242,4 +242,21 @@ describe('one watcher per key per process', () => {
 		expect(downloads).toHaveLength(20);
 		expect(after).toHaveLength(20 + LONE_WALK.readsBeforeWalk + 1);
 	});
+
+	it('a lone job seen unfinished is read at each interval, however often the process asks: a walk would show its end no sooner', async () => {
+		await service(30);
+		const [[created]] = await runNode({
+			node,
+			parameters: { resource: 'job', ...createAndWait('one long row'), options: {} } as never,
+			credentials: { apiKey, baseUrl: env.emu.baseUrl },
+		});
+		const before = env.emu.control.journal().length;
+		const { out } = await execute({ id: 'row', parameters: waitFor(String(created.json.id)) });
+		await expectMp4(out[0]);
+		const after = env.emu.control.journal().slice(before);
+		const reads = after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
+		// a read at once and every 5 s until the 30 s job ends: more asks than LONE_WALK lets pass unwalked
+		expect(reads.length).toBeGreaterThan(LONE_WALK.readsBeforeWalk + 1);
+		expect(after.filter((e) => e.path === '/v1/jobs')).toHaveLength(0);
+	});
 });
