@@ -87,6 +87,27 @@ describe('creates without extra reads', () => {
 		expect(capabilityReads()).toBe(1);
 	});
 
+	it('webhook creates arriving over 3 minutes (a catalogue sent as webhook calls): the recent-jobs list at most once a minute', async () => {
+		// past the look-back slot's first minute (the test clock starts on the hour), where the view is one
+		// poll interval old at most (the next describe's slot-end test)
+		await env.clock.clock.sleep(60_000);
+		const started = env.clock.clock.now();
+		const calls: Array<Promise<INodeExecutionData>> = [];
+		for (let n = 0; n < 13; n++) {
+			calls.push(create({ executionId: `e${n}`, parameters: { prompt: `row ${n}` } }));
+			await env.clock.clock.sleep(15_000);
+		}
+		const items = await Promise.all(calls);
+		expect(new Set(items.map((i) => i.json.id)).size).toBe(13);
+		const looks = listLooks();
+		const gaps = looks.slice(1).map((at, i) => at - looks[i]);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(60_000);
+		expect(looks.length).toBeLessThanOrEqual(
+			Math.ceil((env.clock.clock.now() - started) / 60_000) + 1,
+		);
+		expect(posts()).toBe(13);
+	});
+
 	it('capabilities are read again after a minute, and after a create answered 503 engine_unavailable', async () => {
 		await create({ executionId: 'e1' });
 		await env.clock.clock.sleep(30_000);
@@ -161,20 +182,18 @@ describe('money safety with the shared recent-jobs view', () => {
 		expect(env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
 	});
 
-	it('a webhook called again after its job failed, on a worker whose view is older than the failure: the replay names the failed job, then a new job under the next key, charged once', async () => {
-		// this worker's view is fresh (a look a moment ago), from before the first call's job
+	it('a webhook called again after its job failed, on a worker whose view is older than the job: the replay names the failed job, then a new job under the next key, charged once', async () => {
+		await env.clock.clock.sleep(60_000); // past the slot's first minute (see the slot-end test below)
+		// this worker's view is fresh enough (a minute): it looked a moment ago, before the first call's job
 		await create({ executionId: 'w1', parameters: { prompt: 'something else' } });
 		const otherWorker = env.emu.control.createKey().secret;
-		// the first call's job, on another worker, fails within a second
-		env.emu.control.scriptJobs([
-			{ queuedMs: 100, runningMs: 900, outcome: 'failed', errorCode: 'content_policy' },
-		]);
+		env.emu.control.scriptJobs([{ outcome: 'failed', errorCode: 'content_policy' }]);
 		const first = await create({
 			executionId: 'e1',
 			apiKey: otherWorker,
 			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
 		});
-		await env.clock.clock.sleep(2_000); // failed meanwhile; this worker's view is still within its interval
+		await env.clock.clock.sleep(15_000); // the first call's job fails meanwhile
 		const looksBefore = listLooks().length;
 		const again = await create({
 			executionId: 'e2',
@@ -188,6 +207,30 @@ describe('money safety with the shared recent-jobs view', () => {
 		expect(posts()).toBe(4);
 		const reserves = env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve');
 		expect(reserves).toHaveLength(3);
+	});
+
+	it("a webhook called again across the look-back slot's end, 20 s after the first call's create: the view is one interval old in the slot's first minute, and the first call's job is picked up", async () => {
+		// the calls' keys differ (each from its start's slot of 60 minutes): only the look guards the repeat
+		await env.clock.clock.sleep(59 * 60_000 + 30_000); // 12:59:30
+		await create({ executionId: 'w1', parameters: { prompt: 'something else' } }); // this worker's view
+		const otherWorker = env.emu.control.createKey().secret;
+		await env.clock.clock.sleep(20_000); // 12:59:50
+		const first = await create({
+			executionId: 'e1',
+			apiKey: otherWorker,
+			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
+		});
+		await env.clock.clock.sleep(20_000); // 13:00:10: a new slot, this worker's view 40 s old
+		const looksBefore = listLooks().length;
+		const again = await create({
+			executionId: 'e2',
+			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
+		});
+		expect(listLooks().length).toBe(looksBefore + 1);
+		expect(again.json).toMatchObject({ id: first.json.id, adopted: true });
+		expect(posts()).toBe(2); // w1's and the first call's
+		const reserves = env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve');
+		expect(reserves).toHaveLength(2);
 	});
 
 	it("a run guarded by the look alone (n8n's Retry of a schedule's run) takes a look sent after it began", async () => {

@@ -151,7 +151,8 @@ export interface IntentParts {
  * items, the failed jobs of that input, and the time slot (one look-back long) of the run's root
  * start (n8n 2.x keeps it in every Retry; older n8n: the time of the create). Two starts in one slot are
  * less than a look-back apart, so the key never replays what the look-back would not pick up; two calls
- * on either side of a slot's end that both create before either sees the other's job still make two.
+ * on either side of a slot's end that both create before either sees the other's job still make two (and,
+ * with a view up to INTENT_VIEW_AGE_MS old, when the first one's create came after the slot's end).
  */
 export function deriveIntentKey(
 	ctx: IExecuteFunctions,
@@ -279,15 +280,25 @@ async function recentJobs(
 }
 
 /**
- * How old the recent-jobs view may be for a run whose key comes from the intent (findAdoptable, `byIntent`):
- * one poll interval. What a view that old may miss is a job created within it — by an execution of the same
- * intent, which derives the same key (the service replays its job, charged once; a replayed job that failed
- * meanwhile leads to the intent's next key, as a fresh look would: createJob), or by another intent. A minute
- * was tried (bench part 7, 300 webhook calls on 2 workers): 16 list looks instead of about a hundred, but the
- * view's looks also told each worker which jobs had ended, and without them 221 resumed Wait for Job runs read
- * their job each: 841 requests for 300 videos, 1.48 × the floor.
+ * How old the recent-jobs view may be for a run whose key comes from the intent (findAdoptable, `byIntent`).
+ * What a view that old may miss is a job created within that time — by an execution of the same intent,
+ * which derives the same key (the service replays its job, charged once; a replayed job that failed meanwhile
+ * leads to the intent's next key, as a fresh look would: createJob), or by another intent. So the look a
+ * catalogue sent as webhook calls pays is one per minute per worker, not one per poll interval.
+ *
+ * Except in the first INTENT_VIEW_AGE_MS of a look-back slot (intentViewAgeMs): a call repeated across a
+ * slot's end derives another key than the first call, so only the look guards it, and a view from before
+ * the slot's end could miss the first call's job. There the view is one poll interval old at most, as for
+ * every run before; after that first minute a view up to a minute old was read after the slot's end, so
+ * what it misses of the previous slot is a job whose create came after the slot's end.
  */
-export const INTENT_VIEW_AGE_MS = MIN_POLL_MS;
+export const INTENT_VIEW_AGE_MS = 60_000;
+
+/** How old a view an intent-keyed run may take now (see INTENT_VIEW_AGE_MS). */
+export function intentViewAgeMs(lookBackMs: number, at: number): number {
+	const intoSlot = at - Math.floor(at / Math.max(1, lookBackMs)) * Math.max(1, lookBackMs);
+	return intoSlot >= INTENT_VIEW_AGE_MS ? INTENT_VIEW_AGE_MS : MIN_POLL_MS;
+}
 
 /** Failed jobs of exactly this input among those the look-back read (findAdoptable reads them). */
 export function failedOfInput(run: JobRun, input: IDataObject, lookBackMinutes: number): string[] {
@@ -340,7 +351,7 @@ function pickFrom(
  * records) what it adopts.
  *
  * The jobs come from the process's shared view of the key (recentJobs). `byIntent` (the run's key comes
- * from the intent): a view up to one poll interval old will do — what it may miss is a job created within
+ * from the intent): a view up to INTENT_VIEW_AGE_MS old will do — what it may miss is a job created within
  * that time, e.g. by an execution of the same intent running at the same time, which derives the same key
  * (the service replays it: charged once). Otherwise (the look is the only
  * guard, e.g. n8n's Retry of a schedule's run): a list look sent after this node run began, as when each
@@ -362,7 +373,11 @@ export async function findAdoptable(
 	const { serviceKey } = await resolveService(ctx, itemIndex);
 	// never a view from before a create of this process whose answer was lost (its job may be there)
 	const uncertain = uncertainCreateAt(serviceKey) + 1;
-	const freshAfter = Math.max(byIntent ? now() - INTENT_VIEW_AGE_MS : began, uncertain);
+	const at = now();
+	const freshAfter = Math.max(
+		byIntent ? at - intentViewAgeMs(wish.lookBackMs, at) : began,
+		uncertain,
+	);
 	const candidate = pickFrom(ctx, run, input, await recentJobs(ctx, run, { ...wish, freshAfter }));
 	if (!candidate || isFinished(candidate)) return candidate;
 	const known = stateOf(serviceKey, candidate.id);
