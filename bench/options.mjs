@@ -77,6 +77,11 @@ export function benchCommand(parts) {
 			'     npm run bench -- --only=thousand --thousand-jobs=1000 --doc',
 			'                                                part 7 as documented (more than an hour); also',
 			"                                                writes docs/scale.md's table",
+			'     npm run bench -- --only=thousand --thousand-jobs=1000 --thousand-workers=2,4,8',
+			'          --thousand-runs=items,executions,items-base,executions-base,items-large --doc',
+			'                                                the same at 2, 4 and 8 workers (a fresh stack per',
+			'                                                run), then 10,000 items in one execution on one',
+			"                                                worker (hours); docs/scale.md's block gets both",
 		],
 	};
 }

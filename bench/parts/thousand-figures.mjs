@@ -1,12 +1,11 @@
-// The figures and goals of part 7 (a thousand videos) from what a run collected, as pure functions
+// The figures of part 7 (a thousand videos) from what a run collected, as pure functions
 // (test/tools/bench-thousand.test.mjs): the floor on the key's windows as the emulator counts them, the key's
 // windows as the run used them, the referee's records split into a process alone and processes sharing the
 // key, each prompt's jobs, the bucket against the jobs, memory per process, the parked executions' resumes,
-// and the goals' verdicts with the figures that say why.
+// and the figures the goals read (thousand-goals.mjs).
 import { simulateFloor } from '../floor.mjs';
 import { kindCounts } from '../journal.mjs';
-import { fmtS, MiB, median } from '../measure.mjs';
-import { signed } from '../report.mjs';
+import { MiB, median } from '../measure.mjs';
 
 /** The rate goal: the last MP4 at most this many times the floor (≥ 95 % of the key's rate). */
 export const RATE_GOAL = 1.05;
@@ -15,6 +14,77 @@ export const RATE_GOAL = 1.05;
  * baseline's on the same shape and process by this much before the goal counts it as growth.
  */
 export const MEMORY_SLACK_BYTES = 32 * MiB;
+/** The executions shape's goal: requests other than creates and downloads at most this share of all. */
+export const OTHER_GOAL = 0.05;
+/** The items-large run's goal: requests per video at most this (a create and a download each, and looks). */
+export const LARGE_REQUESTS_GOAL = 2.05;
+
+/** "1 worker", "4 workers" (a record from before worker counts: "? workers"). */
+export const workersText = (w) => `${w ?? '?'} worker${w === 1 ? '' : 's'}`;
+/** A run as the goals and tables name it: its name and worker count ("executions, 4 workers"). */
+export const runTag = (r) => `${r.name}, ${workersText(r.workers)}`;
+
+/**
+ * Requests other than creates and downloads (`route`: byRoute's counts): looks, reads, capabilities, quotes,
+ * each a share of the key's budget a perfect client would not spend. { other, total, share }.
+ */
+export function otherShare(route) {
+	const total = Object.values(route).reduce((a, c) => a + c, 0);
+	const other = total - route.create - route.download;
+	return { other, total, share: total ? other / total : NaN };
+}
+
+/** The referee's records by rule, most first: "list_poll_too_soon × 11, retry_after_key × 2" ('—': none). */
+export const kindsText = (records) =>
+	Object.entries(kindCounts(records))
+		.sort((a, b) => b[1] - a[1])
+		.map(([kind, c]) => `${kind} × ${c}`)
+		.join(', ') || '—';
+
+/**
+ * The items-large run's figures (one execution of N items on one worker, the window shortened): the last
+ * download and the last MP4 each against the floor (the S3 uploads start only once n8n's Create node has
+ * output every item: real time, which a shortened window does not shorten), requests per video, and per
+ * 1,000 items the RSS the run added to the worker and to the main and what Postgres grew by.
+ */
+export function largeFigures(r) {
+	const per1000 = (x) => (x / r.n) * 1000;
+	const added = addedByRole(r.memory);
+	return {
+		downloadRatio: r.timeline.lastDownload / r.floor.floorMs,
+		mp4Ratio: r.ratio,
+		requestsPerVideo: r.journalCount / r.n,
+		rssPer1000: { worker: per1000(added.workers), main: per1000(added.main) },
+		postgresPer1000: per1000(r.database.end.database - r.database.start.database),
+	};
+}
+
+/**
+ * The runs side by side by worker count (items-large and runs that did not complete left out), in the order
+ * side, shape, workers: { r, tag, workers, ratio, other (otherShare), r429, alone, shared (kindsText each),
+ * once, verified } each.
+ */
+export function byWorkerCount(results) {
+	const order = (r) => [r.side === 'ours' ? 0 : 1, r.shape, r.workers];
+	return results
+		.filter((r) => !r.failed && !r.large)
+		.sort((a, b) => {
+			const [x, y] = [order(a), order(b)];
+			return x[0] - y[0] || x[1].localeCompare(y[1]) || x[2] - y[2];
+		})
+		.map((r) => ({
+			r,
+			name: r.name,
+			workers: r.workers,
+			ratio: r.ratio,
+			other: otherShare(r.route),
+			r429: r.r429,
+			alone: { count: r.referee.alone.length, kinds: kindsText(r.referee.alone) },
+			shared: { count: r.referee.shared.length, kinds: kindsText(r.referee.shared) },
+			once: `${r.created.once}/${r.created.prompts}`,
+			verified: `${r.bucket.verified}/${r.n}`,
+		}));
+}
 
 /**
  * The perfect client's floor (bench/floor.mjs) for `n` jobs of `jobMs` from `t0` (the run's first request on
@@ -206,172 +276,4 @@ export function requestsByPhase(trace, lastCreateMs) {
 		phase[route] = (phase[route] ?? 0) + 1;
 	}
 	return out;
-}
-
-const pct = (x) => `${(x * 100).toFixed(1)} %`;
-
-/**
- * Why a run missed the rate goal, in its own figures: requests beyond the floor's (and which routes), when
- * its last job was created and ended against the floor, the key's budget it left unused in the windows it
- * spanned.
- */
-export function rateWhy(r) {
-	const f = r.floor.requests;
-	const floorTotal = f.capabilities + f.creates + f.polls + f.downloads;
-	const extra = r.journalCount - floorTotal;
-	const parts = [];
-	const routes = r.route;
-	const beyond = [
-		routes.capabilities > f.capabilities &&
-			`${routes.capabilities - f.capabilities} capabilities reads more`,
-		routes.quote && `${routes.quote} quotes`,
-		routes.get && `${routes.get} job reads`,
-		routes.list > f.polls &&
-			`${routes.list - f.polls} list pages more than the floor's ${f.polls} looks`,
-		routes.create > f.creates && `${routes.create - f.creates} creates more`,
-		routes.download > f.downloads && `${routes.download - f.downloads} downloads more`,
-		r.r429 && `${r.r429} answered 429`,
-	].filter(Boolean);
-	if (extra > 0)
-		parts.push(
-			`${r.journalCount} requests against the floor's ${floorTotal} (+${extra}: ${beyond.join(', ') || 'other routes'}), about ${fmtS((extra / r.limit) * r.windowMs)} of the key's budget`,
-		);
-	const p = r.phases;
-	const pagesWhileCreating = (p?.creating.list ?? 0) + (p?.creating['list+'] ?? 0);
-	if (pagesWhileCreating)
-		parts.push(
-			`${pagesWhileCreating} job list pages (${p.creating['list+'] ?? 0} of them further pages) went out with the ${p.creating.create ?? 0} creates, before the last one`,
-		);
-	const after = r.resumes?.afterEnd;
-	if (after && r.slots?.parked)
-		parts.push(
-			`the parked executions resumed a median ${fmtS(after.median)} (at most ${fmtS(after.max)}) after their job ended (${Object.entries(
-				r.resumes.estimates ?? {},
-			)
-				.map(([k, c]) => `${c} × Create's estimate ${k.split(':')[0]}`)
-				.join(', ')})`,
-		);
-	const t = r.timeline;
-	if (t)
-		parts.push(
-			`the last job created ${fmtS(t.lastCreate)} after the first request (the floor's ${fmtS(r.floor.lastCreateAt - r.floor.t0)}), the last job ended at ${fmtS(t.lastEnd)}, the last download answered at ${fmtS(t.lastDownload)} (the floor's ${fmtS(r.floor.floorMs)}), the last MP4 stored ${fmtS(r.lastMp4Ms - t.lastDownload)} after it`,
-		);
-	if (r.windows.full)
-		parts.push(
-			`${r.windows.unused} requests of the key's budget left unused in ${r.windows.full} full windows (${pct(r.windows.usedShare)} used; requests per window ${r.windows.perWindow.join('/')})`,
-		);
-	return parts.join('; ');
-}
-
-const allShapes = (results, side) => results.filter((r) => r.side === side);
-
-/**
- * The part's goals over its runs (ours judged; the baselines are what n8n's own nodes cost): { goal, result,
- * met, note } each. `n`: prompts per run.
- */
-export function thousandGoals(results, { n }) {
-	const ours = allShapes(results, 'ours').filter((r) => !r.failed);
-	const failed = allShapes(results, 'ours').filter((r) => r.failed);
-	const goals = [];
-	const slow = ours.filter((r) => !(r.ratio <= RATE_GOAL));
-	goals.push({
-		goal: `A thousand videos (${n} prompts, queue mode): every shape at ≥ 95 % of the key's rate (last MP4 ≤ ${RATE_GOAL} × the floor)`,
-		result: ours
-			.map(
-				(r) =>
-					`${r.shape}: ${fmtS(r.lastMp4Ms)} / floor ${fmtS(r.floor.floorMs)} = ${r.ratio.toFixed(2)}`,
-			)
-			.join('; '),
-		met: ours.length > 0 && slow.length === 0,
-		note: slow.map((r) => `${r.shape}: ${rateWhy(r)}.`).join(' '),
-	});
-	const alone = ours.filter((r) => r.referee.alone.length > 0);
-	goals.push({
-		goal: `A thousand videos: 0 referee violations by a process alone`,
-		result: ours
-			.map(
-				(r) =>
-					`${r.shape}: ${r.referee.alone.length} by a process alone, ${r.referee.shared.length} collisions of processes sharing the key`,
-			)
-			.join('; '),
-		met: ours.length > 0 && alone.length === 0,
-		note: alone
-			.map(
-				(r) =>
-					`${r.shape}: ${JSON.stringify(kindCounts(r.referee.alone))} by ${[...new Set(r.referee.alone.map((v) => v.process))].join(', ')}.`,
-			)
-			.join(' '),
-	});
-	const notOnce = ours.filter(
-		(r) => r.created.once !== r.created.prompts || r.created.foreign || r.created.jobs !== n,
-	);
-	goals.push({
-		goal: `A thousand videos: each prompt's job created exactly once`,
-		result: ours
-			.map(
-				(r) =>
-					`${r.shape}: ${r.created.jobs} jobs for ${r.created.prompts} prompts, ${r.created.once} once`,
-			)
-			.join('; '),
-		met: ours.length > 0 && notOnce.length === 0,
-		note: notOnce
-			.map(
-				(r) =>
-					`${r.shape}: ${r.created.none.length} prompts without a job, ${r.created.more.length} with more than one, ${r.created.foreign} jobs of no prompt.`,
-			)
-			.join(' '),
-	});
-	const notAll = ours.filter(
-		(r) => r.bucket.verified !== n || r.bucket.extra.length || r.bucket.badSha.length,
-	);
-	goals.push({
-		goal: `A thousand videos: ${n}/${n} objects in the bucket with their job's sha256`,
-		result: ours
-			.map(
-				(r) =>
-					`${r.shape}: ${r.bucket.verified}/${n}${r.bucket.badSha.length ? `, ${r.bucket.badSha.length} with another sha256` : ''}${r.bucket.extra.length ? `, ${r.bucket.extra.length} objects of no job` : ''}`,
-			)
-			.join('; '),
-		met: ours.length > 0 && notAll.length === 0,
-		note: notAll
-			.map(
-				(r) =>
-					`${r.shape}: ${r.bucket.missing.length} missing; executions ${JSON.stringify(r.executions.status)}${r.timedOut ? '; the run timed out' : ''}.`,
-			)
-			.join(' '),
-	});
-	const verdicts = ours.map((r) => {
-		const base = results.find((b) => b.side === 'base' && b.shape === r.shape);
-		return { r, base, v: base && !base.failed ? memoryVerdict(r.memory, base.memory) : undefined };
-	});
-	const mib = (b) => (Number.isFinite(b) ? `${(b / MiB).toFixed(1)} MiB` : 'n/a');
-	goals.push({
-		goal: `A thousand videos: no n8n process's memory growing beyond what n8n's own nodes cost on the same shape (RSS added during the run, main and the most-added worker, ≤ the baseline's + ${MEMORY_SLACK_BYTES / MiB} MiB)`,
-		result: verdicts
-			.map(({ r, v }) =>
-				v
-					? `${r.shape}: ${v.rows.map((x) => `${x.process} ${signed(x.ours)} vs ${signed(x.base)}`).join(', ')}`
-					: `${r.shape}: no baseline run`,
-			)
-			.join('; '),
-		met: verdicts.length > 0 && verdicts.every(({ v }) => v?.met),
-		note: verdicts
-			.filter(({ v }) => v && !v.met)
-			.map(
-				({ r, v }) =>
-					`${r.shape}: ${v.rows
-						.filter((x) => !(x.over <= 0))
-						.map((x) => `${x.process} ${mib(x.over)} above`)
-						.join(', ')}.`,
-			)
-			.join(' '),
-	});
-	// a run of ours that did not complete misses every goal
-	if (failed.length)
-		for (const g of goals) {
-			g.met = false;
-			g.note =
-				`${failed.map((r) => `${r.shape} did not complete: ${r.failed}.`).join(' ')} ${g.note}`.trim();
-		}
-	return goals;
 }

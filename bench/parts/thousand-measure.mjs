@@ -127,18 +127,23 @@ function credentialsOf(run, key, emu, s3) {
 
 /**
  * Runs `name` (thousand-workflows.mjs RUNS) on a fresh stack and returns its record. `settings`: { n, jobS,
- * limit, windowMs, pollMs, workers, concurrency, sampleMs, log }.
+ * limit, windowMs, pollMs, workers, concurrency, sampleMs, log }; every run of the part, items-large too
+ * (thousand.mjs runPlan), is measured here.
  */
 export async function measureRun(ctx, name, settings) {
 	const { emu } = ctx;
 	const { n, jobS, limit, windowMs, pollMs, workers, concurrency, sampleMs, log } = settings;
 	const run = RUNS[name];
-	const account = `acct_bench_thousand_${name}`;
-	const key = ctx.key(`thousand_${name}`, { requestsPerMinute: limit, accountId: account });
+	// its own key in its own account for each run, a run per worker count too
+	const account = `acct_bench_thousand_${name}_w${workers}`;
+	const key = ctx.key(`thousand_${name}_w${workers}`, {
+		requestsPerMinute: limit,
+		accountId: account,
+	});
 	emu.control.grantCredits(n * 8 + 100, account);
 	emu.control.setJobTiming({ queuedMs: 1000, runningMs: jobS * 1000 - 1000 });
 	const s3 = await startS3();
-	const tag = `bench thousand ${name} ${Date.now().toString(36)}`;
+	const tag = `bench thousand ${name} w${workers} ${Date.now().toString(36)}`;
 	const tStack = Date.now();
 	let stack;
 	try {
@@ -258,6 +263,8 @@ export async function measureRun(ctx, name, settings) {
 			jobS,
 			limit,
 			windowMs,
+			workers,
+			concurrency,
 			postgres: stack.postgres.version,
 			t0,
 			endAt,
@@ -304,7 +311,7 @@ export async function measureRun(ctx, name, settings) {
 		};
 		record.phases = requestsByPhase(record.trace, record.timeline.lastCreate);
 		log(
-			`  ${name}: last MP4 ${fmtS(record.lastMp4Ms)} floor ${fmtS(floor.floorMs)} (×${record.ratio.toFixed(2)}); ${routeText(record.route)}; 429 ${record.r429}; referee ${record.referee.total} (alone ${record.referee.alone.length}); objects ${bucket.verified}/${n}; executions ${JSON.stringify(status)}`,
+			`  ${name} (${workers} workers): last MP4 ${fmtS(record.lastMp4Ms)} floor ${fmtS(floor.floorMs)} (×${record.ratio.toFixed(2)}); ${routeText(record.route)}; 429 ${record.r429}; referee ${record.referee.total} (alone ${record.referee.alone.length}); objects ${bucket.verified}/${n}; executions ${JSON.stringify(status)}`,
 		);
 		return record;
 	} finally {

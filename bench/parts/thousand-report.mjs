@@ -1,8 +1,8 @@
 // The section of part 7 (a thousand videos) in docs/benchmarks.md, between its markers (doc-section.mjs:
 // `npm run bench -- --only=thousand --doc` replaces only it, its goal rows and its chart): how it was run and
-// measured, a table per run of what reached the bucket and what it cost the key, a table of what it cost
-// n8n, requests by process, the goals; and, from a run of DOCUMENTED_JOBS prompts or more, the block of
-// docs/scale.md ("A thousand videos") with the same figures.
+// measured, a table per run of what reached the bucket and what it cost the key, the runs by worker count,
+// the items-large run, a table of what it cost n8n, requests by process, the goals; and, from a run of
+// DOCUMENTED_JOBS prompts or more, the block of docs/scale.md ("A thousand videos") with the same figures.
 import os from 'node:os';
 
 import { thousandChart } from '../charts.mjs';
@@ -12,7 +12,15 @@ import { MiB, fmtS } from '../measure.mjs';
 import { goalsTable, signed, table } from '../report.mjs';
 import { partRunNote } from '../setup.mjs';
 import { simulateFloor } from '../floor.mjs';
-import { RATE_GOAL, thousandGoals } from './thousand-figures.mjs';
+import {
+	OTHER_GOAL,
+	RATE_GOAL,
+	byWorkerCount,
+	largeFigures,
+	runTag,
+	workersText,
+} from './thousand-figures.mjs';
+import { thousandGoals } from './thousand-goals.mjs';
 
 /** The run whose figures docs/scale.md's "A thousand videos" shows (smaller runs leave it alone). */
 export const DOCUMENTED_JOBS = 1000;
@@ -23,6 +31,10 @@ export const SCALE_BLOCK = 'thousand';
 const mib = (b) => (Number.isFinite(b) ? `${(b / MiB).toFixed(1)} MiB` : 'n/a');
 const perJob = (r) => (r.journalCount / r.n).toFixed(2);
 const late = (s) => (s ? `${fmtS(s.median)}; ${fmtS(s.max)}` : 'n/a');
+/** A run's row label: the shape's and its worker count. */
+const rowLabel = (r) => `${r.label} (${workersText(r.workers)})`;
+const regularOf = (results) => results.filter((r) => !r.large);
+const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)} %` : 'n/a');
 
 function mainTable(results) {
 	return table(
@@ -40,8 +52,8 @@ function mainTable(results) {
 			'MP4s in the bucket with their sha256',
 			'Wall time',
 		],
-		results.map((r) => [
-			r.label,
+		regularOf(results).map((r) => [
+			rowLabel(r),
 			fmtS(r.lastMp4Ms),
 			fmtS(r.floor.floorMs),
 			r.ratio.toFixed(2),
@@ -75,7 +87,7 @@ function costTable(results) {
 			'Stack start',
 		],
 		results.map((r) => [
-			r.name,
+			runTag(r),
 			Object.entries(r.memory.perProcess)
 				.map(([p, m]) => `${p} ${mib(m.peak)} (${signed(m.added)})`)
 				.join(', '),
@@ -95,7 +107,7 @@ function processTable(results) {
 	for (const r of results)
 		for (const [p, x] of Object.entries(r.perProcess))
 			rows.push([
-				r.name,
+				runTag(r),
 				p,
 				routeText(x),
 				x.looks,
@@ -121,8 +133,95 @@ const counts = (c) =>
 function phaseTable(results) {
 	return table(
 		['Run', 'While the creates went out', 'After the last create'],
-		results.map((r) => [r.name, counts(r.phases?.creating), counts(r.phases?.after)]),
+		results.map((r) => [runTag(r), counts(r.phases?.creating), counts(r.phases?.after)]),
 	);
+}
+
+/**
+ * The runs side by side by worker count (thousand-figures.mjs byWorkerCount): the rate, the requests and the
+ * share beyond creates and downloads, 429s, the referee's records with their rules, jobs once, MP4s.
+ */
+export function workerCountTable(results) {
+	return table(
+		[
+			'Run',
+			'Workers',
+			'Last MP4 ÷ floor',
+			'Requests by route',
+			`Other than creates and downloads (goal ≤ ${OTHER_GOAL * 100} % for executions)`,
+			'429',
+			'Referee: by a process alone / processes sharing the key (rules)',
+			'Jobs once',
+			'MP4s in the bucket',
+		],
+		byWorkerCount(results).map((x) => [
+			x.name,
+			x.workers,
+			x.ratio.toFixed(2),
+			routeText(x.r.route),
+			`${x.other.other} (${pct(x.other.share)})`,
+			x.r429,
+			`${x.alone.count}${x.alone.count ? ` (${x.alone.kinds})` : ''} / ${x.shared.count}${x.shared.count ? ` (${x.shared.kinds})` : ''}`,
+			x.once,
+			x.verified,
+		]),
+	);
+}
+
+/**
+ * The items-large run(s) (thousand-figures.mjs largeFigures), with what its shortened window means for the
+ * figures beside them: a table and the sentence that goes with it.
+ */
+export function largeTable(results) {
+	const large = results.filter((r) => r.large);
+	if (!large.length) return undefined;
+	const rows = large.map((r) => {
+		const f = largeFigures(r);
+		return [
+			`${r.n} items, ${workersText(r.workers)}, window ${fmtS(r.windowMs)}`,
+			`${fmtS(r.timeline.lastDownload)} / ${fmtS(r.floor.floorMs)} = ${f.downloadRatio.toFixed(2)}`,
+			`${fmtS(r.lastMp4Ms)} = ${f.mp4Ratio.toFixed(2)}`,
+			f.requestsPerVideo.toFixed(2),
+			`${mib(f.rssPer1000.worker)}; ${mib(f.rssPer1000.main)}`,
+			mib(f.postgresPer1000),
+			r.r429,
+			`${r.bucket.verified}/${r.n}`,
+			fmtS(r.endAt - r.t0),
+		];
+	});
+	const w = [...new Set(large.map((r) => fmtS(r.windowMs)))].join(', ');
+	return [
+		`One execution of ${large.map((r) => r.n).join(', ')} items on one worker (items-large), with the emulator's rate window shortened from the service's minute to ${w} (the key's ${large[0].limit} requests a window), so that it takes minutes, not hours: the ratio to the floor on the same windows is what counts, not the seconds. The last download and the last MP4 are against the floor apart: n8n's S3 node uploads only once the Create node has output every item, in real time that a shortened window does not shorten (at a minute's window the same seconds weigh about ${Math.round(60_000 / large[0].windowMs)} times less). Peak RSS and Postgres per 1,000 items: what the run added (its peak minus its start; the database's size at the end minus at the start) ÷ N × 1,000.`,
+		'',
+		table(
+			[
+				'Run',
+				'Last download / floor',
+				'Last MP4 / floor',
+				'Requests per video',
+				'RSS added per 1,000 items (worker; main)',
+				'Postgres growth per 1,000 items',
+				'429',
+				'MP4s in the bucket',
+				'Wall time',
+			],
+			rows,
+		),
+	].join('\n');
+}
+
+/**
+ * The command of a documented run as given (`opt`, the part's option `specs`): --thousand-jobs and each option
+ * of the part not at its default.
+ */
+export function documentedCommand(opt, specs) {
+	const value = (v) => (Array.isArray(v) ? v.join(',') : String(v));
+	const changed = specs.filter(
+		(s) =>
+			s.default !== undefined &&
+			(s.key === 'thousandJobs' || value(opt[s.key]) !== value(s.default)),
+	);
+	return `npm run bench -- --only=thousand ${changed.map((s) => `--${s.flags[0]}=${value(opt[s.key])}`).join(' ')} --doc`;
 }
 
 /**
@@ -163,7 +262,7 @@ export function emitThousand(ctx, all, meta) {
 			? 'a minute'
 			: `${meta.windowMs / 1000} s (shortened from the service's minute)`;
 	emit(
-		`n8n 2.41.1 in queue mode (tools/lib/queue-stack.mjs), a fresh stack for each run: a main and ${opt.thousandWorkers} workers × concurrency ${opt.thousandConcurrency}, PostgreSQL ${meta.postgres ?? '?'}, Redis, database binary mode; ${os.cpus().length} cores shared by all of it and the bench (the emulator and the S3 server run in the bench process). Each run has its own key at ${meta.limit} requests per window of ${w}, in its own account, and its own bucket on a local S3 server (s3rver, tools/lib/s3.mjs) that n8n's S3 node of examples/publish-to-s3.json writes to, as \`generated/<job id>.mp4\`. Jobs on the emulator: ${opt.thousandJobS} s for the items shape and ${opt.thousandParkJobS} s for the executions shape (queued 1 s, then running; MP4s of ${meta.outputBytes} bytes): n8n parks a Wait node only for waits of 65 s or more, so the executions shape's jobs are longer, and not 120 s, the package's estimate before a worker has seen a job of the kind end.`,
+		`n8n 2.41.1 in queue mode (tools/lib/queue-stack.mjs), a fresh stack for each run: a main and ${opt.thousandWorkers.join(', ')} workers (each run once per count) × concurrency ${opt.thousandConcurrency}, PostgreSQL ${meta.postgres ?? '?'}, Redis, database binary mode; ${os.cpus().length} cores shared by all of it and the bench (the emulator and the S3 server run in the bench process). Each run has its own key at ${meta.limit} requests per window of ${w}, in its own account, and its own bucket on a local S3 server (s3rver, tools/lib/s3.mjs) that n8n's S3 node of examples/publish-to-s3.json writes to, as \`generated/<job id>.mp4\`. Jobs on the emulator: ${opt.thousandJobS} s for the items shape and ${opt.thousandParkJobS} s for the executions shape (queued 1 s, then running; MP4s of ${meta.outputBytes} bytes): n8n parks a Wait node only for waits of 65 s or more, so the executions shape's jobs are longer, and not 120 s, the package's estimate before a worker has seen a job of the kind end.`,
 	);
 	emit();
 	emit(
@@ -175,6 +274,10 @@ export function emitThousand(ctx, all, meta) {
 	emit(
 		"- **items-base**, **executions-base**: the same shapes and triggers with n8n's own nodes only: HTTP Request creates (an Idempotency-Key per row), n8n's Wait node for the job's duration + 5 s (parked from 65 s), HTTP Request downloads the output as a file, the same S3 node (key `<job id>.mp4`). One execution: HTTP Request's Batching, 1 item every 510 ms (≤ 120 a minute); one execution per row: Retry On Fail, 5 tries 5 s apart (n8n's maximums), since nothing paces executions across a worker.",
 	);
+	if (results.some((r) => r.large))
+		emit(
+			`- **items-large** (ours): the items shape's workflow at ${opt.thousandLargeJobs} prompts, on a stack of one worker (once, whatever the worker counts), the emulator's window shortened to ${fmtS(opt.thousandLargeWindowMs)}: where n8n itself (an execution's items and binary references, its Postgres rows) becomes the limit.`,
+		);
 	emit();
 	emit(
 		"The examples' Max Credits options are off in every run: Max Credits quotes each job before creating it (one request more per job), and the publish example's run budget of 40 credits is for its four prompts.",
@@ -190,7 +293,19 @@ export function emitThousand(ctx, all, meta) {
 		emit(`**${r.name}** did not complete: ${r.failed}`);
 		emit();
 	}
-	const chart = thousandChart(results, n);
+	emit('By worker count (a fresh stack each; items-large below):');
+	emit();
+	emit(workerCountTable(results));
+	emit();
+	const large = largeTable(results);
+	if (large) {
+		emit(large);
+		emit();
+	}
+	const chart = thousandChart(
+		regularOf(results).map((r) => ({ ...r, name: runTag(r) })),
+		n,
+	);
 	report.charts.push(chart);
 	emit(`![${chart.alt}](images/${chart.file})`);
 	emit();
@@ -213,7 +328,7 @@ export function emitThousand(ctx, all, meta) {
 	);
 	for (const r of estimates)
 		emit(
-			`Create's estimates in ${r.name}: ${Object.entries(r.resumes.estimates)
+			`Create's estimates in ${runTag(r)}: ${Object.entries(r.resumes.estimates)
 				.map(([k, c]) => `${c} × "${k}"`)
 				.join(', ')}.`,
 		);
@@ -224,7 +339,7 @@ export function emitThousand(ctx, all, meta) {
 	emit(goalsTable(goals));
 	emit();
 	if (n < DOCUMENTED_JOBS) {
-		const est = estimateMs(results, { jobs: DOCUMENTED_JOBS, ...meta });
+		const est = estimateMs(regularOf(results), { jobs: DOCUMENTED_JOBS, ...meta });
 		emit(
 			`At ${DOCUMENTED_JOBS} prompts these runs would take about ${minutes(est)}: each run's floor for ${DOCUMENTED_JOBS} prompts, stretched by its requests over the floor's here or plus its time beyond its floor here (the larger), plus its stack's start, its time before the first request and after the last MP4. An estimate: what grows with the number of jobs otherwise (n8n's own costs per execution, a read per resumed job) shows only in a larger run.`,
 		);
@@ -233,13 +348,22 @@ export function emitThousand(ctx, all, meta) {
 	report.keep(sectionEnd('thousand'));
 	report.goals.push(...goals);
 	if (n >= DOCUMENTED_JOBS)
-		report.blocks.push({ doc: SCALE_DOC, name: SCALE_BLOCK, text: scaleBlock(results, n) });
+		report.blocks.push({
+			doc: SCALE_DOC,
+			name: SCALE_BLOCK,
+			text: scaleBlock(results, { n, command: documentedCommand(opt, meta.specs) }),
+		});
 }
 
-/** docs/scale.md's table of the documented run (between its markers): each shape of ours beside its baseline. */
-export function scaleBlock(results, n) {
-	const rows = results.map((r) => [
-		r.label,
+/**
+ * docs/scale.md's block of the documented run (between its markers): each shape of ours beside its baseline
+ * at each worker count; the table by worker count when the run had more than one; the items-large run's
+ * table when it ran. `command`: the run's command line (documentedCommand).
+ */
+export function scaleBlock(results, { n, command }) {
+	const regular = regularOf(results);
+	const rows = regular.map((r) => [
+		rowLabel(r),
 		fmtS(r.lastMp4Ms),
 		fmtS(r.floor.floorMs),
 		r.ratio.toFixed(2),
@@ -252,7 +376,7 @@ export function scaleBlock(results, n) {
 			.join(', '),
 	]);
 	return [
-		`Written by \`npm run bench -- --only=thousand --thousand-jobs=${n} --doc\` (part 7 of [docs/benchmarks.md](benchmarks.md)); the last MP4 within ${RATE_GOAL} × the floor is ≥ 95 % of the key's rate.`,
+		`Written by \`${command}\` (part 7 of [docs/benchmarks.md](benchmarks.md)); the last MP4 within ${RATE_GOAL} × the floor is ≥ 95 % of the key's rate.`,
 		'',
 		table(
 			[
@@ -268,5 +392,9 @@ export function scaleBlock(results, n) {
 			],
 			rows,
 		),
+		...(new Set(regular.map((r) => r.workers)).size > 1
+			? ['', 'By worker count:', '', workerCountTable(regular)]
+			: []),
+		...(results.some((r) => r.large) ? ['', largeTable(results)] : []),
 	].join('\n');
 }

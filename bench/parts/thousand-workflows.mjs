@@ -5,6 +5,8 @@
 //                    and Wait and Upload to S3 (examples/publish-to-s3.json)
 //   executions       one execution per row: examples/many-long-jobs.json's Webhook → Create → n8n's Wait node
 //                    until Create's estimatedReadyAt → Wait for Job, then the publish example's Upload to S3
+//   items-large      the items shape at a size of its own (10,000 by default) on one worker, the emulator's
+//                    window shortened (thousand.mjs): where n8n itself becomes the limit
 //   items-base       the items shape with n8n's own nodes: HTTP Request create (batching 1 item per 510 ms) →
 //                    Wait (the job's duration + 5 s) → HTTP Request output as a file (same batching) → S3
 //   executions-base  the executions shape with n8n's own nodes: HTTP Request create (Retry On Fail) → Wait (the
@@ -32,6 +34,15 @@ export const RUNS = {
 		workflow: 'benchThExecs',
 		hook: 'gs-bench-thousand-execs',
 		cred: 'benchThExecs',
+	},
+	// the items workflow at a size and window of its own, once, on one worker (thousand.mjs runPlan)
+	'items-large': {
+		shape: 'items',
+		side: 'ours',
+		large: true,
+		label: 'One execution, N items on one worker: Code → Create with Wait for Completion → S3',
+		workflow: 'benchThItems',
+		cred: 'benchThItems',
 	},
 	'items-base': {
 		shape: 'items',
@@ -198,7 +209,7 @@ function baseline(r, { baseUrl, waitS, perItemMs, promptExpr, rowExpr, n, tag })
  * the items shapes' Code node.
  */
 export function thousandWorkflow(name, { jobS, baseUrl, n, tag }) {
-	if (name === 'items') return items({ n, tag });
+	if (name === 'items' || name === 'items-large') return items({ n, tag });
 	if (name === 'executions') return executions();
 	const waitS = jobS + 5;
 	if (name === 'items-base')

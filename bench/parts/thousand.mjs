@@ -5,9 +5,13 @@
 //   executions        N executions (a webhook call per row → Create → n8n's Wait node until Create's
 //                     estimatedReadyAt → Wait for Job → S3), spread over the workers
 //   items-base, executions-base   the same shapes with n8n's own nodes (HTTP Request + Wait)
+// each once per worker count of --thousand-workers (2,4,8: a fresh stack per run), and
+//   items-large       the items shape at --thousand-large-jobs (10,000) on one worker, once, the emulator's
+//                     window shortened to --thousand-large-window-ms (runPlan)
 // Each against the perfect client's floor (bench/floor.mjs) on the same key's windows. The workflows:
-// thousand-workflows.mjs; one run: thousand-measure.mjs; figures and goals: thousand-figures.mjs; the
-// section (and docs/scale.md's block from a run of 1,000): thousand-report.mjs. Not in `npm test`.
+// thousand-workflows.mjs; one run: thousand-measure.mjs; figures: thousand-figures.mjs; goals:
+// thousand-goals.mjs; the section (and docs/scale.md's block from a run of 1,000): thousand-report.mjs. Not in
+// `npm test`.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -15,7 +19,7 @@ import { REPO } from '../../tools/lib/repo.mjs';
 import { POLL_S } from '../context.mjs';
 import { replaceBlock } from '../doc-section.mjs';
 import { UsageError } from '../../tools/lib/cli.mjs';
-import { anyValue, names } from '../options.mjs';
+import { anyValue, names, numbers } from '../options.mjs';
 import { loadAverage } from '../setup.mjs';
 import { measureRun } from './thousand-measure.mjs';
 import { DOCUMENTED_JOBS, SCALE_BLOCK, SCALE_DOC, emitThousand } from './thousand-report.mjs';
@@ -61,7 +65,7 @@ export const options = [
 		key: 'thousandRuns',
 		parse: names,
 		default: ['items', 'executions', 'items-base', 'executions-base'],
-		help: 'part 7: the runs, of items, executions, items-base and executions-base',
+		help: 'part 7: the runs, of items, executions, items-base, executions-base (each once per worker count) and items-large (once, on one worker)',
 	},
 	{
 		flags: ['thousand-limit'],
@@ -78,12 +82,28 @@ export const options = [
 		default: 60_000,
 		help: "part 7: the emulator's rate window (shorter only to try the part quickly)",
 	},
+	// a list runs each run once per count, each on a fresh stack: --thousand-workers=2,4,8
 	{
 		flags: ['thousand-workers'],
 		key: 'thousandWorkers',
+		parse: numbers,
+		default: [2],
+		help: 'part 7: n8n workers, or a list of counts (each run once per count, a fresh stack each)',
+	},
+	// the items-large run (issue 48's 10,000 videos in one execution): its size and the emulator's window
+	{
+		flags: ['thousand-large-jobs'],
+		key: 'thousandLargeJobs',
 		parse: Number,
-		default: 2,
-		help: 'part 7: n8n workers',
+		default: 10_000,
+		help: 'part 7: prompts of the items-large run (one execution, one worker)',
+	},
+	{
+		flags: ['thousand-large-window-ms'],
+		key: 'thousandLargeWindowMs',
+		parse: Number,
+		default: 6000,
+		help: "part 7: the emulator's rate window during the items-large run (shortened: a minute's would take hours)",
 	},
 	// n8n's own default for `n8n worker`
 	{
@@ -122,11 +142,47 @@ export function check(opt) {
 	if (!(opt.thousandJobS >= 2)) throw new UsageError('--thousand-job-s: at least 2');
 	if (!(opt.thousandLimit >= 1 && opt.thousandLimit <= 120))
 		throw new UsageError('--thousand-limit: 1 to 120 (the emulator clamps a key to that)');
-	if (!(opt.thousandWorkers >= 2)) throw new UsageError('--thousand-workers: at least 2');
+	if (!opt.thousandWorkers.every((w) => Number.isInteger(w) && w >= 2))
+		throw new UsageError('--thousand-workers: whole numbers of at least 2, e.g. 2 or 2,4,8');
+	if (!(Number.isInteger(opt.thousandLargeJobs) && opt.thousandLargeJobs >= 1))
+		throw new UsageError('--thousand-large-jobs: a whole number of prompts, e.g. 10000');
+	if (!(opt.thousandLargeWindowMs >= 1000))
+		throw new UsageError('--thousand-large-window-ms: at least 1000');
 	// a documented run writes docs/scale.md's block at its end: find out now, not after hours, if it cannot
 	if (opt.doc && opt.thousandJobs >= DOCUMENTED_JOBS)
 		replaceBlock(fs.readFileSync(path.join(REPO, 'docs', SCALE_DOC), 'utf8'), SCALE_BLOCK, '');
 }
+
+/**
+ * The runs in the order they run, each { name, workers, n, jobS, windowMs }: every run of --thousand-runs but
+ * items-large at each worker count (the counts in turn, so a cut-short part has whole counts), then
+ * items-large once, on one worker, at its own size and window.
+ */
+export function runPlan(opt) {
+	const step = (name, workers) => {
+		const large = RUNS[name].large;
+		return {
+			name,
+			workers,
+			n: large ? opt.thousandLargeJobs : opt.thousandJobs,
+			jobS: RUNS[name].shape === 'executions' ? opt.thousandParkJobS : opt.thousandJobS,
+			windowMs: large ? opt.thousandLargeWindowMs : opt.thousandWindowMs,
+		};
+	};
+	const runs = opt.thousandRuns;
+	return [
+		...opt.thousandWorkers.flatMap((w) =>
+			runs.filter((r) => !RUNS[r].large).map((r) => step(r, w)),
+		),
+		...runs.filter((r) => RUNS[r].large).map((r) => step(r, 1)),
+	];
+}
+
+/** Where a run's record goes under --thousand-dump: a worker count in the name when the part has several. */
+export const dumpName = (step, plan) =>
+	new Set(plan.map((s) => s.workers)).size > 1
+		? `thousand-${step.name}-w${step.workers}.json`
+		: `thousand-${step.name}.json`;
 
 /** Nothing before the bench's own n8n starts: each run makes its key and stack when it runs. */
 export function prepare() {
@@ -145,36 +201,38 @@ export async function run(ctx) {
 		windowMs: opt.thousandWindowMs,
 		pollMs: POLL_S * 1000,
 	};
+	const plan = runPlan(opt);
 	log(
-		`part 7: a thousand videos, ${opt.thousandJobs} prompts per run, runs ${opt.thousandRuns.join(', ')}`,
+		`part 7: a thousand videos, ${opt.thousandJobs} prompts per run, runs ${plan.map((s) => `${s.name} × ${s.workers}`).join(', ')}`,
 	);
 	const settingsBefore = emu.control.settings();
-	emu.control.setSettings({ rateWindowMs: opt.thousandWindowMs });
 	emu.control.setOutputBytes(OUTPUT_BYTES);
 	const results = [];
 	try {
-		for (const runName of opt.thousandRuns) {
+		for (const step of plan) {
+			emu.control.setSettings({ rateWindowMs: step.windowMs });
 			// a run that fails is reported as such; the others still run (a 1,000-job part takes hours)
-			const r = await measureRun(ctx, runName, {
-				n: opt.thousandJobs,
-				jobS: RUNS[runName].shape === 'executions' ? opt.thousandParkJobS : opt.thousandJobS,
+			const r = await measureRun(ctx, step.name, {
+				...step,
 				limit: opt.thousandLimit,
-				windowMs: opt.thousandWindowMs,
 				pollMs: POLL_S * 1000,
-				workers: opt.thousandWorkers,
 				concurrency: opt.thousandConcurrency,
 				sampleMs: opt.thousandSampleMs,
 				log,
 			}).catch((error) => {
-				log(`  ${runName} failed: ${error.stack ?? error}`);
-				return { name: runName, ...RUNS[runName], failed: String(error.message).split('\n')[0] };
+				log(`  ${step.name} (${step.workers} workers) failed: ${error.stack ?? error}`);
+				return {
+					...step,
+					...RUNS[step.name],
+					failed: String(error.message).split('\n')[0],
+				};
 			});
 			meta.postgres ??= r.postgres;
 			results.push(r);
 			if (opt.thousandDump) {
 				fs.mkdirSync(opt.thousandDump, { recursive: true });
 				fs.writeFileSync(
-					path.join(opt.thousandDump, `thousand-${runName}.json`),
+					path.join(opt.thousandDump, dumpName(step, plan)),
 					JSON.stringify(r, null, 1),
 				);
 			}

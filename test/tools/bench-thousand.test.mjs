@@ -1,6 +1,7 @@
 // Part 7 of the bench (a thousand videos through queue mode): its report logic on small hand-built records
-// (bench/parts/thousand-figures.mjs) — the floor on the key's windows, the referee's records split into a
-// process alone and processes sharing the key, the goals' verdicts — and the docs/scale.md block it writes.
+// (bench/parts/thousand-figures.mjs, thousand-goals.mjs) — the floor on the key's windows, the referee's records
+// split into a process alone and processes sharing the key, the runs by worker count, the items-large run's
+// figures, the goals' verdicts at every worker count — the run plan, and the docs/scale.md block it writes.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,23 +9,35 @@ import { describe, it } from 'node:test';
 
 import { keepSections, replaceBlock } from '../../bench/doc-section.mjs';
 import { parseArgs } from '../../bench/options.mjs';
-import { SCALE_BLOCK, SCALE_DOC } from '../../bench/parts/thousand-report.mjs';
+import { dumpName, options as thousandOptions, runPlan } from '../../bench/parts/thousand.mjs';
+import {
+	SCALE_BLOCK,
+	SCALE_DOC,
+	documentedCommand,
+	largeTable,
+	scaleBlock,
+	workerCountTable,
+} from '../../bench/parts/thousand-report.mjs';
 import { REPO } from '../../tools/lib/repo.mjs';
 import { journalFact, processName } from '../../tools/lib/soak/judge.mjs';
 import { judgeKeyRecords } from '../../bench/parts/queue-figures.mjs';
 import {
+	byWorkerCount,
 	createdOnce,
 	floorOfRun,
+	kindsText,
+	largeFigures,
 	memoryVerdict,
 	MEMORY_SLACK_BYTES,
-	rateWhy,
+	otherShare,
 	refereeSplit,
 	requestsByPhase,
 	resumesOf,
-	thousandGoals,
+	runTag,
 	verifyBucket,
 	windowUse,
 } from '../../bench/parts/thousand-figures.mjs';
+import { rateWhy, thousandGoals } from '../../bench/parts/thousand-goals.mjs';
 
 const T0 = 1_800_000_000_000; // a multiple of the minute: second 0 of a window
 const MIN = 60_000;
@@ -258,6 +271,7 @@ function record(over = {}) {
 		name: 'items',
 		shape: 'items',
 		side: 'ours',
+		workers: 2,
 		n,
 		limit: 120,
 		windowMs: MIN,
@@ -295,14 +309,22 @@ describe('bench thousand: the goals’ verdicts', () => {
 			base('items'),
 			base('executions'),
 		];
-		assert.deepEqual(verdicts(runs), { 0: true, 1: true, 2: true, 3: true, 4: true });
+		assert.deepEqual(verdicts(runs), {
+			0: true,
+			1: true,
+			2: true,
+			3: true,
+			4: true,
+			5: true,
+			6: true,
+		});
 		// a process whose RSS fell during the run reads as such
 		const fell = record({
 			memory: { perProcess: { main: { added: -19 * MiB }, worker1: { added: 0 } } },
 		});
 		assert.match(
 			thousandGoals([fell, base('items')], { n: 100 })[4].result,
-			/^items: main −19\.0 MiB vs \+5\.0 MiB, workers \+0\.0 MiB vs \+25\.0 MiB$/,
+			/^items, 2 workers: main −19\.0 MiB vs \+5\.0 MiB, workers \+0\.0 MiB vs \+25\.0 MiB$/,
 		);
 	});
 
@@ -385,12 +407,17 @@ describe('bench thousand: a run that did not complete', () => {
 			name: 'executions',
 			shape: 'executions',
 			side: 'ours',
+			workers: 2,
 			failed: 'import failed',
 		};
 		const goals = thousandGoals([record(), failed], { n: 100 });
 		assert.ok(goals.every((g) => g.met === false));
-		assert.ok(goals.every((g) => g.note.startsWith('executions did not complete: import failed.')));
-		assert.match(goals[0].result, /^items: /);
+		assert.ok(
+			goals.every((g) =>
+				g.note.startsWith('executions, 2 workers did not complete: import failed.'),
+			),
+		);
+		assert.match(goals[0].result, /^items, 2 workers: /);
 	});
 });
 
@@ -472,5 +499,342 @@ describe('bench thousand: the docs/scale.md block', () => {
 	it('docs/scale.md has the markers the documented run writes between', () => {
 		const page = fs.readFileSync(path.join(REPO, 'docs', SCALE_DOC), 'utf8');
 		assert.match(replaceBlock(page, SCALE_BLOCK, 'the table'), /the table/);
+	});
+});
+
+describe('bench thousand: worker counts and the items-large run, planned', () => {
+	const opt = (argv) =>
+		parseArgs(['--only=thousand', ...argv], [{ name: 'thousand', ...thousandPart }], '/doc.md');
+	let thousandPart;
+	it('--thousand-workers takes a count or a list; each run once per count, items-large once on one worker', async () => {
+		thousandPart = await import('../../bench/parts/thousand.mjs');
+		assert.deepEqual(opt([]).thousandWorkers, [2]);
+		assert.deepEqual(opt(['--thousand-workers=4']).thousandWorkers, [4]);
+		const o = opt([
+			'--thousand-workers=2,4,8',
+			'--thousand-runs=items,executions,items-large',
+			'--thousand-jobs=1000',
+		]);
+		assert.deepEqual(o.thousandWorkers, [2, 4, 8]);
+		const plan = runPlan(o);
+		assert.deepEqual(
+			plan.map((s) => `${s.name}×${s.workers}:${s.n}@${s.windowMs}`),
+			[
+				'items×2:1000@60000',
+				'executions×2:1000@60000',
+				'items×4:1000@60000',
+				'executions×4:1000@60000',
+				'items×8:1000@60000',
+				'executions×8:1000@60000',
+				'items-large×1:10000@6000',
+			],
+		);
+		assert.equal(plan[1].jobS, 90, 'the executions shape parks: its own job duration');
+		assert.equal(dumpName(plan[2], plan), 'thousand-items-w4.json');
+		// one count: the dump's names as before
+		const one = runPlan(opt(['--thousand-runs=executions']));
+		assert.equal(dumpName(one[0], one), 'thousand-executions.json');
+		assert.throws(
+			() => opt(['--thousand-workers=2,1']),
+			/--thousand-workers: whole numbers of at least 2/,
+		);
+		assert.throws(() => opt(['--thousand-large-window-ms=10']), /--thousand-large-window-ms/);
+	});
+
+	it('the documented run’s command names the options it changed', () => {
+		const o = {
+			...Object.fromEntries(thousandOptions.map((s) => [s.key, s.default])),
+			thousandJobs: 1000,
+			thousandWorkers: [2, 4, 8],
+			thousandRuns: ['items', 'executions', 'items-large'],
+		};
+		assert.equal(
+			documentedCommand(o, thousandOptions),
+			'npm run bench -- --only=thousand --thousand-jobs=1000 --thousand-runs=items,executions,items-large --thousand-workers=2,4,8 --doc',
+		);
+		// the prompts a run are always said, at their default too
+		const defaults = Object.fromEntries(thousandOptions.map((s) => [s.key, s.default]));
+		assert.equal(
+			documentedCommand(defaults, thousandOptions),
+			'npm run bench -- --only=thousand --thousand-jobs=200 --doc',
+		);
+	});
+});
+
+/** Requests by route as byRoute counts them, the routes not given at 0. */
+const routes = (given) => ({
+	capabilities: 0,
+	quote: 0,
+	create: 0,
+	list: 0,
+	get: 0,
+	download: 0,
+	other: 0,
+	...given,
+});
+
+/** The referee's records of processes sharing the key, as the dump holds them. */
+const sharedRecords = (kind, count) =>
+	Array.from({ length: count }, (_, k) => ({ kind, at: T0 + k, detail: { process: 'worker1' } }));
+
+describe('bench thousand: the runs by worker count', () => {
+	it('requests other than creates and downloads, and the referee’s rules counted', () => {
+		const route = routes({ capabilities: 4, create: 300, list: 92, get: 11, download: 300 });
+		assert.deepEqual(otherShare(route), { other: 107, total: 707, share: 107 / 707 });
+		assert.equal(
+			kindsText([
+				...sharedRecords('retry_after_key', 2),
+				...sharedRecords('list_poll_too_soon', 11),
+			]),
+			'list_poll_too_soon × 11, retry_after_key × 2',
+		);
+		assert.equal(kindsText([]), '—');
+		assert.equal(runTag({ name: 'items-large', workers: 1 }), 'items-large, 1 worker');
+	});
+
+	it('ours first, by shape then count; items-large and failed runs left out; the table names the rules', () => {
+		const shared = sharedRecords('list_poll_too_soon', 11);
+		const runs = [
+			record({ name: 'executions', shape: 'executions', workers: 4 }),
+			record({
+				name: 'executions',
+				shape: 'executions',
+				workers: 2,
+				referee: { total: 11, alone: [], shared, byKind: {}, byProcess: {} },
+			}),
+			record({ name: 'items-base', side: 'base', workers: 2 }),
+			record({ workers: 8 }),
+			record({ name: 'items-large', large: true, workers: 1 }),
+			{ name: 'items', shape: 'items', side: 'ours', workers: 4, failed: 'x' },
+		];
+		const rows = byWorkerCount(runs);
+		assert.deepEqual(
+			rows.map((x) => `${x.name}×${x.workers}`),
+			['executions×2', 'executions×4', 'items×8', 'items-base×2'],
+		);
+		assert.deepEqual(rows[0].shared, { count: 11, kinds: 'list_poll_too_soon × 11' });
+		assert.deepEqual(
+			{ once: rows[0].once, verified: rows[0].verified, other: rows[0].other.other },
+			{ once: '100/100', verified: '100/100', other: 8 },
+		);
+		const text = workerCountTable(runs).replace(/ +/g, ' ');
+		assert.match(
+			text,
+			/\| executions \| 2 \| 1\.02 .*\| 8 \(3\.8 %\) \| 0 \| 0 \/ 11 \(list_poll_too_soon × 11\) \|/,
+		);
+	});
+});
+
+/** The items-large run's record: 10,000 items on one worker, a 6 s window. */
+function largeRecord(over = {}) {
+	const n = 10_000;
+	return record({
+		name: 'items-large',
+		large: true,
+		workers: 1,
+		n,
+		windowMs: 6000,
+		t0: T0,
+		endAt: T0 + 1_200_000,
+		ratio: 1.1,
+		lastMp4Ms: 1_100_000,
+		floor: {
+			floorMs: 1_000_000,
+			requests: { capabilities: 1, creates: n, polls: 200, downloads: n },
+		},
+		timeline: { lastCreate: 500_000, lastEnd: 990_000, lastDownload: 1_020_000 },
+		journalCount: 20_300,
+		route: { capabilities: 1, quote: 0, create: n, list: 299, get: 0, download: n, other: 0 },
+		created: { prompts: n, jobs: n, once: n, none: [], more: [], foreign: 0 },
+		bucket: { verified: n, missing: [], badSha: [], extra: [] },
+		memory: { perProcess: { main: { added: 20 * MiB }, worker1: { added: 500 * MiB } } },
+		database: { start: { database: 100 * MiB }, end: { database: 300 * MiB } },
+		...over,
+	});
+}
+
+describe('bench thousand: the items-large run', () => {
+	it('the last download and the last MP4 each against the floor; per video and per 1,000 items', () => {
+		const f = largeFigures(largeRecord());
+		assert.equal(f.downloadRatio, 1.02);
+		assert.equal(f.mp4Ratio, 1.1);
+		assert.equal(f.requestsPerVideo, 2.03);
+		assert.deepEqual(f.rssPer1000, { worker: 50 * MiB, main: 2 * MiB });
+		assert.equal(f.postgresPer1000, 20 * MiB);
+		const text = largeTable([record(), largeRecord()]).replace(/ +/g, ' ');
+		assert.match(text, /shortened from the service's minute to 6\.0 s/);
+		assert.match(text, /the ratio to the floor on the same windows is what counts/);
+		assert.match(text, /a shortened window does not shorten/);
+		assert.match(
+			text,
+			/\| 10000 items, 1 worker, window 6\.0 s \| 1020\.0 s \/ 1000\.0 s = 1\.02 \| 1100\.0 s = 1\.10 \| 2\.03 \| 50\.0 MiB; 2\.0 MiB \| 20\.0 MiB /,
+		);
+		assert.equal(largeTable([record()]), undefined);
+	});
+
+	it('its goal: the last download ≤ 1.05 × the floor and ≤ 2.05 requests per video; the last MP4 shown, not judged', () => {
+		const goal = (r) =>
+			thousandGoals([record(), r], { n: 100 }).find((g) => /in one execution/.test(g.goal));
+		const met = goal(largeRecord());
+		assert.equal(met.met, true);
+		assert.match(
+			met.goal,
+			/^A thousand videos: 10000 videos in one execution .*window shortened to 6\.0 s/,
+		);
+		assert.match(
+			met.result,
+			/items-large, 1 worker: .* = 1\.02 \(last MP4 1\.10\), 2\.03 requests per video/,
+		);
+		const slow = goal(
+			largeRecord({ timeline: { lastCreate: 0, lastEnd: 0, lastDownload: 1_060_000 } }),
+		);
+		assert.equal(slow.met, false);
+		assert.match(slow.note, /^items-large, 1 worker: /);
+		const chatty = goal(largeRecord({ journalCount: 20_600 }));
+		assert.equal(chatty.met, false, '2.06 requests per video');
+		assert.equal(goal(record()), undefined, 'no items-large run, no goal');
+	});
+
+	it('is judged with its own N by the goals of every run, and left out of the rate and memory goals', () => {
+		const goals = thousandGoals([record(), base('items'), largeRecord()], { n: 100 });
+		assert.ok(
+			goals.every((g) => g.met),
+			JSON.stringify(goals.filter((g) => !g.met)),
+		);
+		assert.doesNotMatch(goals[0].result, /items-large/);
+		assert.match(goals[3].result, /items-large, 1 worker: 10000\/10000/);
+		const lost = thousandGoals(
+			[
+				record(),
+				base('items'),
+				largeRecord({ bucket: { verified: 9999, missing: ['j'], badSha: [], extra: [] } }),
+			],
+			{ n: 100 },
+		)[3];
+		assert.equal(lost.met, false);
+		assert.match(lost.note, /^items-large, 1 worker: 1 missing/);
+	});
+});
+
+/** A baseline's record of `shape` at `workers`. */
+function base(shape, workers = 2) {
+	return record({
+		name: `${shape}-base`,
+		shape,
+		side: 'base',
+		workers,
+		memory: { perProcess: { main: { added: 5 * MiB }, worker1: { added: 25 * MiB } } },
+	});
+}
+
+describe('bench thousand: the goals at every worker count', () => {
+	const execs = (workers, over = {}) =>
+		record({ name: 'executions', shape: 'executions', workers, ...over });
+	const counts = (over4) => [
+		record(),
+		execs(2),
+		base('items'),
+		base('executions'),
+		record({ workers: 4 }),
+		execs(4, over4),
+		base('items', 4),
+		base('executions', 4),
+	];
+	const goalOf = (runs, re) => thousandGoals(runs, { n: 100 }).find((g) => re.test(g.goal));
+
+	it('met at 2 and 4 workers, each run named in the result', () => {
+		const goals = thousandGoals(counts(), { n: 100 });
+		assert.ok(
+			goals.every((g) => g.met),
+			JSON.stringify(goals.filter((g) => !g.met)),
+		);
+		assert.match(goals[0].result, /executions, 2 workers: .*executions, 4 workers: /);
+	});
+
+	it('the rate goal misses when one count misses, naming that run', () => {
+		const g = goalOf(counts({ ratio: 1.2 }), /≥ 95 % of the key's rate/);
+		assert.equal(g.met, false);
+		assert.match(g.note, /^executions, 4 workers: /);
+		assert.doesNotMatch(g.note, /2 workers/);
+	});
+
+	it('0 × 429: one 429 at 4 workers misses, with the referee’s rules of processes sharing the key', () => {
+		const g = goalOf(
+			counts({
+				r429: 3,
+				referee: {
+					total: 7,
+					alone: [],
+					shared: sharedRecords('retry_after_key', 7),
+					byKind: {},
+					byProcess: {},
+				},
+			}),
+			/0 × 429/,
+		);
+		assert.equal(g.met, false);
+		assert.equal(
+			g.note,
+			'executions, 4 workers: 3 × 429; referee records of processes sharing the key: retry_after_key × 7.',
+		);
+		assert.equal(goalOf(counts(), /0 × 429/).met, true);
+	});
+
+	it('requests other than creates and downloads ≤ 5 % for the executions shape: above misses, the items shape not judged', () => {
+		const looks = routes({ capabilities: 4, create: 100, list: 20, get: 11, download: 100 });
+		const g = goalOf(
+			counts({ route: looks, journalCount: 235 }),
+			/other than creates and downloads/,
+		);
+		assert.equal(g.met, false);
+		assert.match(g.result, /executions, 4 workers: 35 of 235 = 14\.9 %/);
+		assert.equal(g.note, 'executions, 4 workers: 4 capabilities, 20 list, 11 get.');
+		assert.doesNotMatch(g.result, /^items/);
+		// exactly 5 %: met
+		const edge = routes({ create: 95, list: 10, download: 95 });
+		assert.equal(goalOf(counts({ route: edge }), /other than creates/).met, true);
+		// the items shape's looks are not judged by it
+		const items = record({ workers: 4, route: looks });
+		assert.equal(goalOf([items, execs(2)], /other than creates/).met, true);
+	});
+
+	it('the memory goal compares each run with the baseline of its shape at its own count', () => {
+		const noBase4 = counts().filter((r) => !(r.side === 'base' && r.workers === 4));
+		const g = goalOf(noBase4, /memory/);
+		assert.equal(g.met, false);
+		assert.match(g.result, /items, 4 workers: no baseline run/);
+	});
+});
+
+describe('bench thousand: the docs/scale.md block with worker counts and the large run', () => {
+	const slotted = (r) => ({
+		...r,
+		label: r.label ?? r.name,
+		slots: { seconds: 100 },
+		memory: {
+			perProcess: { main: { peak: 400 * MiB, added: 0 }, worker1: { peak: 500 * MiB, added: 0 } },
+		},
+	});
+	const command = 'npm run bench -- --only=thousand --thousand-jobs=100 --doc';
+
+	it('one worker count: the table as before, each row with its count', () => {
+		const text = scaleBlock([slotted(record({ label: 'One execution' }))], { n: 100, command });
+		assert.match(text, /^Written by `npm run bench -- --only=thousand --thousand-jobs=100 --doc`/);
+		assert.match(text, /\| One execution \(2 workers\) \|/);
+		assert.doesNotMatch(text, /By worker count/);
+		assert.doesNotMatch(text, /items-large|10000 items/);
+	});
+
+	it('several counts: the table by worker count; an items-large run: its table', () => {
+		const runs = [
+			slotted(record({ label: 'One execution' })),
+			slotted(record({ label: 'One execution', workers: 4 })),
+			slotted(largeRecord()),
+		];
+		const text = scaleBlock(runs, { n: 100, command });
+		assert.match(text, /\| One execution \(4 workers\) \|/);
+		assert.match(text, /By worker count:\n\n\| Run +\| Workers \|/);
+		assert.match(text, /\| 10000 items, 1 worker, window 6\.0 s \|/);
+		assert.doesNotMatch(text, /\| items-large .*\(1 worker\)/, 'the large run only in its table');
 	});
 });
