@@ -31,12 +31,12 @@ export const PROCESS_STORES = {
 		bound: 'the keys in use at once; each watcher holds only its current followers and wishes',
 		cleared: 'a watcher as soon as nobody follows or waits (KeyWatcher onStop)',
 	},
-	loneReads: {
+	asks: {
 		declaredIn: 'nodes/shared/jobs/watch.ts',
-		variable: 'processLoneReads',
+		variable: 'processAsks',
 		holds:
-			'per key, when the process last asked the service for a lone followed job (walks the list when often)',
-		bound: 'LONE_WALK: ≤ 1,000 keys (least recently used first), each ≤ 13 times of the last minute',
+			'per key, when the process last asked for a followed job it knew nothing of (walks the list when often)',
+		bound: 'ASK_WALK: ≤ 1,000 keys (least recently used first), each ≤ 13 times of the last minute',
 		cleared: 'times older than a minute when the key asks again; keys only by that bound',
 	},
 	recentJobs: {

@@ -8,7 +8,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { GenerationServiceJob } from '../../nodes/GenerationServiceJob/GenerationServiceJob.node';
-import { LONE_WALK, processWatchers } from '../../nodes/shared/jobs/watch';
+import { ASK_WALK, processWatchers } from '../../nodes/shared/jobs/watch';
 import type { Emulated } from '../helpers/emulated';
 import { fails, sha256, startEmulated } from '../helpers/emulated';
 import { binaryBytes, runNode } from '../helpers/n8n';
@@ -237,10 +237,10 @@ describe('one watcher per key per process', () => {
 		const reads = after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
 		const pages = after.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
 		const downloads = after.filter((e) => /\/output$/.test(e.path));
-		expect(reads).toHaveLength(LONE_WALK.readsBeforeWalk);
+		expect(reads).toHaveLength(ASK_WALK.asksBeforeWalk);
 		expect(pages).toHaveLength(1); // one page shows all 20 jobs ended: the 16 rows after it ask nothing
 		expect(downloads).toHaveLength(20);
-		expect(after).toHaveLength(20 + LONE_WALK.readsBeforeWalk + 1);
+		expect(after).toHaveLength(20 + ASK_WALK.asksBeforeWalk + 1);
 	});
 
 	it('a lone job seen unfinished is read at each interval, however often the process asks: a walk would show its end no sooner', async () => {
@@ -255,8 +255,8 @@ describe('one watcher per key per process', () => {
 		await expectMp4(out[0]);
 		const after = env.emu.control.journal().slice(before);
 		const reads = after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
-		// a read at once and every 5 s until the 30 s job ends: more asks than LONE_WALK lets pass unwalked
-		expect(reads.length).toBeGreaterThan(LONE_WALK.readsBeforeWalk + 1);
+		// a read at once and every 5 s until the 30 s job ends: more asks than ASK_WALK lets pass unwalked
+		expect(reads.length).toBeGreaterThan(ASK_WALK.asksBeforeWalk + 1);
 		expect(after.filter((e) => e.path === '/v1/jobs')).toHaveLength(0);
 	});
 });

@@ -4,7 +4,9 @@
 //   request). Get, Download Output and the Trigger read a job this way, and so does the watcher below;
 // - the watcher: one per service key, making the looks for every execution that waits on the key's jobs —
 //   one list look per poll interval (the job list's pages as far as needed, then a read of each followed job
-//   they did not show; a lone job is read by readJob), however many executions wait — and the same looks keep
+//   they did not show; a lone job is read by readJob; deeper pages instead of reads when the process often
+//   asks for jobs it knows nothing of, e.g. executions resumed one by one: ASK_WALK), however many executions
+//   wait — and the same looks keep
 //   the key's recent-jobs view (known.ts) fresh for Create's look-up of a recent identical job. Looks are
 //   sent with a follower's context but belong to none: a follower that is cancelled or times out leaves, and
 //   the next one sends. A node run joins them with followJob and leaves them with stopFollowing.
@@ -226,41 +228,38 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 	return seen;
 }
 
-// ---- A lone job when lone jobs come often: a walk down the list instead of a read each ----
+// ---- Jobs the process knows nothing of, asked for often: a walk down the list instead of a read each ----
 
 /**
  * Executions that wait for one job each and come one at a time (an execution per row: n8n's Wait node
  * parks each until its job's estimate, then Wait for Job) would read their job each: a request per
  * video beyond its create and download. A page of the job list shows up to a hundred jobs, and a finished
- * job's answer is kept for good, so when this process has asked for lone jobs often in the last minute
- * (more than `readsBeforeWalk` times), the first look at a lone job it knows nothing of walks down the list
- * to it instead — as many pages as asks beyond those (at most MAX_VIEW_PAGES), the job read by itself if
- * the walk did not reach it — and the executions that come next find their jobs' ends already known. A
- * job the walk showed unfinished is read after that. Never sooner than one poll interval after the key's
- * last list look, so that walks are no more frequent than a batch's looks.
+ * job's answer is kept for good, so when this process has asked for jobs it knew nothing of more than
+ * `asksBeforeWalk` times in the last minute (an ask: a look for a followed job no look of its watcher has
+ * shown yet, and no answer younger than 5 s stands for), its looks walk down the list to them instead — as
+ * many pages as asks beyond those (at most MAX_VIEW_PAGES), a job the walk did not reach read by itself —
+ * and the executions that come next find their jobs' ends already known. A lone job's walk comes no sooner
+ * than one poll interval after the key's last list look (its follower waits for it), so that walks are no
+ * more frequent than a batch's looks; a job a walk showed unfinished is read after that (a walk would show
+ * its end no sooner).
  */
-export const LONE_WALK = { windowMs: 60_000, readsBeforeWalk: 3, maxKeys: 1_000 };
+export const ASK_WALK = { windowMs: 60_000, asksBeforeWalk: 3, maxKeys: 1_000 };
 
 /**
- * Module state on purpose: per service key, when this process last had to ask for a lone job (the
- * rhythm of its executions, which no one of them sees). Bounded: ≤ LONE_WALK.maxKeys keys (least
- * recently used first), each ≤ readsBeforeWalk + MAX_VIEW_PAGES times within the last windowMs.
+ * Module state on purpose: per service key, when this process last asked for a job it knew nothing of (the
+ * rhythm of its executions, which no one of them sees). Bounded: ≤ ASK_WALK.maxKeys keys (least recently
+ * used first), each ≤ asksBeforeWalk + MAX_VIEW_PAGES times within the last windowMs.
  */
-export const processLoneReads = processStore('loneReads', new Map<string, number[]>(), (map) =>
-	map.clear(),
-);
+export const processAsks = processStore('asks', new Map<string, number[]>(), (map) => map.clear());
 
-/** Notes a lone look that must ask the service; the pages it may walk instead of a read (0: a read). */
-function lonePagesToWalk(serviceKey: string): number {
+/** Notes an ask (see ASK_WALK); the pages the look may walk for its jobs (0: none past the usual). */
+function noteAsk(serviceKey: string): number {
 	const at = now();
-	const times = (processLoneReads.get(serviceKey) ?? []).filter(
-		(t) => at - t < LONE_WALK.windowMs,
-	);
+	const times = (processAsks.get(serviceKey) ?? []).filter((t) => at - t < ASK_WALK.windowMs);
 	times.push(at);
-	const kept = times.slice(-(LONE_WALK.readsBeforeWalk + MAX_VIEW_PAGES));
-	keepRecent(processLoneReads, serviceKey, kept, LONE_WALK.maxKeys);
-	if (at - lastLookAt(serviceKey) < MIN_POLL_MS) return 0;
-	return Math.min(MAX_VIEW_PAGES, kept.length - LONE_WALK.readsBeforeWalk);
+	const kept = times.slice(-(ASK_WALK.asksBeforeWalk + MAX_VIEW_PAGES));
+	keepRecent(processAsks, serviceKey, kept, ASK_WALK.maxKeys);
+	return Math.max(0, Math.min(MAX_VIEW_PAGES, kept.length - ASK_WALK.asksBeforeWalk));
 }
 
 /**
@@ -510,15 +509,29 @@ export class KeyWatcher {
 			itemIndex: sender.itemIndex,
 			maxWaitSeconds: patience([...this.followers(), ...wishes].map((p) => p.maxWaitSeconds)),
 		};
+		const { serviceKey } = this.service;
+		// jobs no look of this watcher has shown yet, and no recent answer stands for: an ask (ASK_WALK)
+		const unknown = ids.some(
+			(id) => this.jobs.get(id)?.state === undefined && !reusableAnswer(serviceKey, id),
+		);
+		const walk = unknown ? noteAsk(serviceKey) : 0;
 		try {
 			let seen: Job[];
 			if (!batch && !forView) {
-				seen = await this.lookAtLone(sender.ctx, ids[0], request);
+				seen = await this.lookAtLone(sender.ctx, ids[0], request, walk);
 			} else {
 				const followed = new Map(ids.map((id) => [id, this.jobs.get(id)?.createdAt]));
 				const since = forView ? Math.min(...wishes.map((w) => w.since)) : undefined;
 				const stillFollowed = (id: string) => this.jobs.has(id);
-				seen = await lookAtList(sender.ctx, { ...request, followed, since, stillFollowed });
+				const usual = Math.ceil(ids.length / PAGE_SIZE) + 1;
+				const maxFollowPages = Math.max(usual, walk);
+				seen = await lookAtList(sender.ctx, {
+					...request,
+					followed,
+					since,
+					stillFollowed,
+					maxFollowPages,
+				});
 			}
 			if (ids.length > 0) this.looked = true;
 			for (const job of seen) this.update(job);
@@ -533,22 +546,22 @@ export class KeyWatcher {
 		}
 	}
 
-	/** A lone followed job: its read, or a walk down the list to it when lone jobs come often (LONE_WALK). */
+	/**
+	 * A lone followed job: its read, or a walk of `walk` pages down the list to it (ASK_WALK) — not sooner
+	 * than one poll interval after the key's last list look: until then nothing is sent, and the follower's
+	 * next look comes one interval later (with any follower that joined meanwhile).
+	 */
 	private async lookAtLone(
 		ctx: IExecuteFunctions,
 		jobId: string,
 		request: { itemIndex: number; maxWaitSeconds: number },
+		walk: number,
 	): Promise<Job[]> {
-		const { serviceKey } = this.service;
-		// a job already seen unfinished by this watcher is read: a walk would show its end no sooner, and
-		// the jobs around it were seen with it
-		const seenBefore = this.jobs.get(jobId)?.state !== undefined;
-		const asks = !seenBefore && !reusableAnswer(serviceKey, jobId);
-		const pages = asks ? lonePagesToWalk(serviceKey) : 0;
-		if (pages <= 0) return [await readJob(ctx, jobId, request)];
+		if (walk <= 0) return [await readJob(ctx, jobId, request)];
+		if (now() - lastLookAt(this.service.serviceKey) < MIN_POLL_MS) return [];
 		const followed = new Map([[jobId, this.jobs.get(jobId)?.createdAt]]);
 		const stillFollowed = (id: string) => this.jobs.has(id);
-		return await lookAtList(ctx, { ...request, followed, stillFollowed, maxFollowPages: pages });
+		return await lookAtList(ctx, { ...request, followed, stillFollowed, maxFollowPages: walk });
 	}
 
 	private update(job: Job): void {
