@@ -259,4 +259,55 @@ describe('one watcher per key per process', () => {
 		expect(reads.length).toBeGreaterThan(ASK_WALK.asksBeforeWalk + 1);
 		expect(after.filter((e) => e.path === '/v1/jobs')).toHaveLength(0);
 	});
+
+	it('executions resumed two at a time, their jobs on the list\'s third page: once the process asks often, the shared look walks down to them instead of reading each', async () => {
+		await service(30);
+		env.emu.control.grantCredits(5_000);
+		const rows = Array.from({ length: 250 }, (_, n) => ({ json: { prompt: `row ${n}` } }));
+		const [created] = await runNode({
+			node,
+			parameters: {
+				resource: 'job',
+				operation: 'create',
+				mode: 'text_to_video',
+				prompt: '={{ $json.prompt }}',
+				durationSeconds: 5,
+				aspectRatio: '9:16',
+				options: {},
+			} as never,
+			credentials: { apiKey, baseUrl: env.emu.baseUrl },
+			items: rows,
+		});
+		await env.clock.clock.sleep(60_000); // every job has ended
+		const before = env.emu.control.journal().length;
+		const askedBy: number[] = [];
+		// the oldest 20 jobs (the list's third page), resumed in pairs 6 s apart
+		for (let pair = 0; pair < 10; pair++) {
+			const at = env.emu.control.journal().length;
+			const outs = await Promise.all(
+				[0, 1].map((k) =>
+					execute({
+						id: `row${pair * 2 + k}`,
+						parameters: waitFor(String(created[pair * 2 + k].json.id)),
+					}),
+				),
+			);
+			for (const { out } of outs) await expectMp4(out[0]);
+			askedBy.push(
+				env.emu.control
+					.journal()
+					.slice(at)
+					.filter((e) => !/\/output$/.test(e.path)).length,
+			);
+			await env.clock.clock.sleep(6_000);
+		}
+		const after = env.emu.control.journal().slice(before);
+		const reads = after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
+		const pages = after.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
+		// the pairs' asks 1–5: the usual 2 pages of a look (the walk's allowance, asks beyond 3, is no more),
+		// then a read of each job; the 6th walks 3 pages, which show all 250 jobs ended: the pairs after it
+		// send nothing. Without the walk every pair sends 4; without the known ends, 2 each after the walk.
+		expect(askedBy).toEqual([4, 4, 4, 4, 4, 3, 0, 0, 0, 0]);
+		expect({ reads: reads.length, pages: pages.length }).toEqual({ reads: 10, pages: 13 });
+	});
 });

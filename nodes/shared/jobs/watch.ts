@@ -497,6 +497,13 @@ export class KeyWatcher {
 	}
 
 	private async look(): Promise<void> {
+		const { serviceKey } = this.service;
+		// followed jobs this process already knows ended (e.g. from another execution's walk): no request
+		for (const id of [...this.jobs.keys()]) {
+			const known = reusableAnswer(serviceKey, id);
+			if (known && isFinished(known)) this.update(known);
+		}
+		if (this.idle()) return;
 		const sender = this.sender();
 		const ids = [...this.jobs.keys()];
 		const wishes = [...this.wishes];
@@ -509,7 +516,6 @@ export class KeyWatcher {
 			itemIndex: sender.itemIndex,
 			maxWaitSeconds: patience([...this.followers(), ...wishes].map((p) => p.maxWaitSeconds)),
 		};
-		const { serviceKey } = this.service;
 		// jobs no look of this watcher has shown yet, and no recent answer stands for: an ask (ASK_WALK)
 		const unknown = ids.some(
 			(id) => this.jobs.get(id)?.state === undefined && !reusableAnswer(serviceKey, id),
