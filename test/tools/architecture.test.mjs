@@ -236,9 +236,31 @@ export function forwardedTo(file, name, packageNames = packageFunctionNames()) {
 			ts.forEachChild(node, visit);
 		};
 		visit(fn.body);
-		if (target) return target;
+		if (target && !returnsItsOwn(fn, source, target)) return target;
 	}
 	return undefined;
+}
+
+/**
+ * Whether the function returns a value of its own making: a `return` (outside nested functions) of
+ * something other than a call of `target` — it dropped that call's result and decided what to answer.
+ */
+function returnsItsOwn(fn, source, target) {
+	let own = false;
+	const visit = (node) => {
+		if (own || (node !== fn.body && ts.isFunctionLike(node))) return;
+		if (ts.isReturnStatement(node) && node.expression) {
+			let value = node.expression;
+			while (ts.isAwaitExpression(value) || ts.isParenthesizedExpression(value)) {
+				value = value.expression;
+			}
+			const callee = ts.isCallExpression(value) ? value.expression.getText(source) : undefined;
+			if (!callee || !(callee === target || callee.endsWith(`.${target}`))) own = true;
+		}
+		ts.forEachChild(node, visit);
+	};
+	visit(fn.body);
+	return own;
 }
 
 /** The rows whose function only hands the decision on: `file: name → target`. */
@@ -347,6 +369,11 @@ describe('docs/architecture.md holds to its word', () => {
 			]),
 			['nodes/shared/service/pacing.ts: settle → observe'],
 		);
+	});
+
+	it('a function that passes its parameters on but returns what it decided itself is not a forwarder', () => {
+		// noteAsk hands its key to keepRecent (a store's bound) and returns the pages it worked out
+		assert.deepEqual(forwardingDecisions([[['noteAsk'], 'nodes/shared/jobs/watch.ts']]), []);
 	});
 
 	it('a function named in the wrong file is seen (the check can fail)', () => {
