@@ -36,7 +36,7 @@ export const PROCESS_STORES = {
 		variable: 'processAsks',
 		holds:
 			'per key, when the process last asked for a followed job it knew nothing of (walks the list when often)',
-		bound: 'ASK_WALK: ≤ 1,000 keys (least recently used first), each ≤ 13 times of the last minute',
+		bound: 'ASK_WALK: ≤ 1,000 keys (least recently used first), each ≤ 4 times of the last minute',
 		cleared: 'times older than a minute when the key asks again; keys only by that bound',
 	},
 	recentJobs: {

@@ -304,10 +304,39 @@ describe('one watcher per key per process', () => {
 		const after = env.emu.control.journal().slice(before);
 		const reads = after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path));
 		const pages = after.filter((e) => e.method === 'GET' && e.path === '/v1/jobs');
-		// the pairs' asks 1–5: the usual 2 pages of a look (the walk's allowance, asks beyond 3, is no more),
-		// then a read of each job; the 6th walks 3 pages, which show all 250 jobs ended: the pairs after it
-		// send nothing. Without the walk every pair sends 4; without the known ends, 2 each after the walk.
-		expect(askedBy).toEqual([4, 4, 4, 4, 4, 3, 0, 0, 0, 0]);
-		expect({ reads: reads.length, pages: pages.length }).toEqual({ reads: 10, pages: 13 });
+		// the pairs' asks 1–3: the usual 2 pages of a look, then a read of each job; the 4th walks 3 pages,
+		// which show all 250 jobs ended: the pairs after it send nothing. Without the walk every pair sends
+		// 4; without the known ends, 2 each after the walk.
+		expect(askedBy).toEqual([4, 4, 4, 3, 0, 0, 0, 0, 0, 0]);
+		expect({ reads: reads.length, pages: pages.length }).toEqual({ reads: 6, pages: 9 });
+	});
+
+	it('executions resumed 20 s apart (fewer than four asks a minute): each reads its job, no walk', async () => {
+		await service(30);
+		const prompts = Array.from({ length: 6 }, (_, n) => ({ json: { prompt: `sparse row ${n}` } }));
+		const [created] = await runNode({
+			node,
+			parameters: {
+				resource: 'job',
+				operation: 'create',
+				mode: 'text_to_video',
+				prompt: '={{ $json.prompt }}',
+				durationSeconds: 5,
+				aspectRatio: '9:16',
+				options: {},
+			} as never,
+			credentials: { apiKey, baseUrl: env.emu.baseUrl },
+			items: prompts,
+		});
+		await env.clock.clock.sleep(60_000);
+		const before = env.emu.control.journal().length;
+		for (const [n, item] of created.entries()) {
+			const { out } = await execute({ id: `sparse${n}`, parameters: waitFor(String(item.json.id)) });
+			await expectMp4(out[0]);
+			await env.clock.clock.sleep(20_000);
+		}
+		const after = env.emu.control.journal().slice(before);
+		expect(after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path))).toHaveLength(6);
+		expect(after.filter((e) => e.path === '/v1/jobs')).toHaveLength(0);
 	});
 });

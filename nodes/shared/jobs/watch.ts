@@ -237,8 +237,9 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
  * job's answer is kept for good, so when this process has asked for jobs it knew nothing of more than
  * `asksBeforeWalk` times in the last minute (an ask: a look for a followed job no look of its watcher has
  * shown yet, and no answer younger than 5 s stands for), its looks walk down the list to them instead — as
- * many pages as asks beyond those (at most MAX_VIEW_PAGES), a job the walk did not reach read by itself —
- * and the executions that come next find their jobs' ends already known. A lone job's walk comes no sooner
+ * far as they are (at most MAX_VIEW_PAGES pages; a job the walk did not reach is read by itself) — and the
+ * executions that come next find their jobs' ends already known. A walk costs a page per hundred jobs
+ * created since its job; it is made only when asks come often, so that its pages serve the asks to come. A lone job's walk comes no sooner
  * than one poll interval after the key's last list look (its follower waits for it), so that walks are no
  * more frequent than a batch's looks; a job a walk showed unfinished is read after that (a walk would show
  * its end no sooner).
@@ -248,7 +249,7 @@ export const ASK_WALK = { windowMs: 60_000, asksBeforeWalk: 3, maxKeys: 1_000 };
 /**
  * Module state on purpose: per service key, when this process last asked for a job it knew nothing of (the
  * rhythm of its executions, which no one of them sees). Bounded: ≤ ASK_WALK.maxKeys keys (least recently
- * used first), each ≤ asksBeforeWalk + MAX_VIEW_PAGES times within the last windowMs.
+ * used first), each ≤ asksBeforeWalk + 1 times within the last windowMs.
  */
 export const processAsks = processStore('asks', new Map<string, number[]>(), (map) => map.clear());
 
@@ -257,9 +258,9 @@ function noteAsk(serviceKey: string): number {
 	const at = now();
 	const times = (processAsks.get(serviceKey) ?? []).filter((t) => at - t < ASK_WALK.windowMs);
 	times.push(at);
-	const kept = times.slice(-(ASK_WALK.asksBeforeWalk + MAX_VIEW_PAGES));
+	const kept = times.slice(-(ASK_WALK.asksBeforeWalk + 1));
 	keepRecent(processAsks, serviceKey, kept, ASK_WALK.maxKeys);
-	return Math.max(0, Math.min(MAX_VIEW_PAGES, kept.length - ASK_WALK.asksBeforeWalk));
+	return kept.length > ASK_WALK.asksBeforeWalk ? MAX_VIEW_PAGES : 0;
 }
 
 /**
