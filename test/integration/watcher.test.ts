@@ -65,6 +65,25 @@ const waitFor = (jobId: string, options: IDataObject = {}): IDataObject => ({
 	options,
 });
 
+/** One manual Create run over `rows` (a prompt each): the jobs, by row. */
+async function createRows(rows: Array<{ json: { prompt: string } }>) {
+	const [created] = await runNode({
+		node,
+		parameters: {
+			resource: 'job',
+			operation: 'create',
+			mode: 'text_to_video',
+			prompt: '={{ $json.prompt }}',
+			durationSeconds: 5,
+			aspectRatio: '9:16',
+			options: {},
+		} as never,
+		credentials: { apiKey, baseUrl: env.emu.baseUrl },
+		items: rows,
+	});
+	return created;
+}
+
 /** First pages of the job list (a look), by arrival time. */
 const looks = () =>
 	env.emu.control
@@ -211,20 +230,7 @@ describe('one watcher per key per process', () => {
 		// each Wait for Job follows its job alone. Without the walk each reads its job: 20 reads here.
 		await service(30);
 		const prompts = Array.from({ length: 20 }, (_, n) => ({ json: { prompt: `row ${n}` } }));
-		const [created] = await runNode({
-			node,
-			parameters: {
-				resource: 'job',
-				operation: 'create',
-				mode: 'text_to_video',
-				prompt: '={{ $json.prompt }}',
-				durationSeconds: 5,
-				aspectRatio: '9:16',
-				options: {},
-			} as never,
-			credentials: { apiKey, baseUrl: env.emu.baseUrl },
-			items: prompts,
-		});
+		const created = await createRows(prompts);
 		expect(created).toHaveLength(20);
 		await env.clock.clock.sleep(60_000); // every job has ended; the rows' executions resume
 		const before = env.emu.control.journal().length;
@@ -260,24 +266,11 @@ describe('one watcher per key per process', () => {
 		expect(after.filter((e) => e.path === '/v1/jobs')).toHaveLength(0);
 	});
 
-	it('executions resumed two at a time, their jobs on the list\'s third page: once the process asks often, the shared look walks down to them instead of reading each', async () => {
+	it("executions resumed two at a time, their jobs on the list's third page: once the process asks often, the shared look walks down to them instead of reading each", async () => {
 		await service(30);
 		env.emu.control.grantCredits(5_000);
 		const rows = Array.from({ length: 250 }, (_, n) => ({ json: { prompt: `row ${n}` } }));
-		const [created] = await runNode({
-			node,
-			parameters: {
-				resource: 'job',
-				operation: 'create',
-				mode: 'text_to_video',
-				prompt: '={{ $json.prompt }}',
-				durationSeconds: 5,
-				aspectRatio: '9:16',
-				options: {},
-			} as never,
-			credentials: { apiKey, baseUrl: env.emu.baseUrl },
-			items: rows,
-		});
+		const created = await createRows(rows);
 		await env.clock.clock.sleep(60_000); // every job has ended
 		const before = env.emu.control.journal().length;
 		const askedBy: number[] = [];
@@ -314,24 +307,14 @@ describe('one watcher per key per process', () => {
 	it('executions resumed 20 s apart (fewer than four asks a minute): each reads its job, no walk', async () => {
 		await service(30);
 		const prompts = Array.from({ length: 6 }, (_, n) => ({ json: { prompt: `sparse row ${n}` } }));
-		const [created] = await runNode({
-			node,
-			parameters: {
-				resource: 'job',
-				operation: 'create',
-				mode: 'text_to_video',
-				prompt: '={{ $json.prompt }}',
-				durationSeconds: 5,
-				aspectRatio: '9:16',
-				options: {},
-			} as never,
-			credentials: { apiKey, baseUrl: env.emu.baseUrl },
-			items: prompts,
-		});
+		const created = await createRows(prompts);
 		await env.clock.clock.sleep(60_000);
 		const before = env.emu.control.journal().length;
 		for (const [n, item] of created.entries()) {
-			const { out } = await execute({ id: `sparse${n}`, parameters: waitFor(String(item.json.id)) });
+			const { out } = await execute({
+				id: `sparse${n}`,
+				parameters: waitFor(String(item.json.id)),
+			});
 			await expectMp4(out[0]);
 			await env.clock.clock.sleep(20_000);
 		}
