@@ -176,7 +176,10 @@ export interface LookRequest {
 	maxWaitSeconds?: number;
 	/** Whether a job is still followed when the pages are read (its followers may have left meanwhile). */
 	stillFollowed: (jobId: string) => boolean;
-	/** Pages read at most for the followed jobs (default: one per hundred of them, and one more). */
+	/**
+	 * Pages read for the followed jobs (default: one per hundred of them, and one more); past them, a page
+	 * more only while more of them are unseen than the pages added (lookAtList).
+	 */
 	maxFollowPages?: number;
 }
 
@@ -217,7 +220,11 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 		if (reachedEnd) break;
 		const oldestWanted = Math.min(...[...unseen].map((id) => followed.get(id) ?? -1));
 		const passedThem = oldestWanted >= 0 && last.createdAt < oldestWanted;
-		const forFollowers = unseen.size > 0 && !passedThem && pages < maxFollowPages;
+		// past its pages, a page more while more followed jobs are unseen than the pages it added: each would
+		// be a read of its own (at most MAX_VIEW_PAGES; so a walk never costs more than twice their reads)
+		const added = pages - maxFollowPages;
+		const worthAPage = added < 0 || (added < unseen.size && pages < MAX_VIEW_PAGES);
+		const forFollowers = unseen.size > 0 && !passedThem && worthAPage;
 		const forView = since !== undefined && last.createdAt >= floor && pages < MAX_VIEW_PAGES;
 		if (!(forFollowers || forView)) break;
 	}
