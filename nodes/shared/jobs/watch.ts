@@ -177,10 +177,11 @@ export interface LookRequest {
 	/** Whether a job is still followed when the pages are read (its followers may have left meanwhile). */
 	stillFollowed: (jobId: string) => boolean;
 	/**
-	 * Pages read for the followed jobs (default: one per hundred of them, and one more); past them, a page
-	 * more only while more of them are unseen than the pages added (lookAtList).
+	 * Pages the look may walk for followed jobs nobody has shown (ASK_WALK), when more than its usual: one
+	 * per hundred followed jobs, and one more. Past them, a page more only while more of them are unseen
+	 * than the pages added (lookAtList).
 	 */
-	maxFollowPages?: number;
+	walkPages?: number;
 }
 
 /**
@@ -194,7 +195,7 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 	const unseen = new Set(followed.keys());
 	const seen: Job[] = [];
 	const listed: Job[] = [];
-	const maxFollowPages = request.maxFollowPages ?? Math.ceil(followed.size / PAGE_SIZE) + 1;
+	const maxFollowPages = Math.max(Math.ceil(followed.size / PAGE_SIZE) + 1, request.walkPages ?? 0);
 	// the view has every job created before this (viewFloor): the pages for it stop there
 	const floor = since === undefined ? -Infinity : Math.max(since, viewFloor(serviceKey));
 	const sentAt = now();
@@ -246,10 +247,10 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
  * shown yet, and no answer younger than 5 s stands for), its looks walk down the list to them instead — as
  * far as they are (at most MAX_VIEW_PAGES pages; a job the walk did not reach is read by itself) — and the
  * executions that come next find their jobs' ends already known. A walk costs a page per hundred jobs
- * created since its job; it is made only when asks come often, so that its pages serve the asks to come. A lone job's walk comes no sooner
- * than one poll interval after the key's last list look (its follower waits for it), so that walks are no
- * more frequent than a batch's looks; a job a walk showed unfinished is read after that (a walk would show
- * its end no sooner).
+ * created since its job; it is made only when asks come often, so that its pages serve the asks to come.
+ * A lone job's walk comes no sooner than one poll interval after the key's last list look (its follower
+ * waits for it), so that walks are no more frequent than a batch's looks; a job a walk showed unfinished is
+ * read after that (a walk would show its end no sooner).
  */
 export const ASK_WALK = { windowMs: 60_000, asksBeforeWalk: 3, maxKeys: 1_000 };
 
@@ -537,15 +538,8 @@ export class KeyWatcher {
 				const followed = new Map(ids.map((id) => [id, this.jobs.get(id)?.createdAt]));
 				const since = forView ? Math.min(...wishes.map((w) => w.since)) : undefined;
 				const stillFollowed = (id: string) => this.jobs.has(id);
-				const usual = Math.ceil(ids.length / PAGE_SIZE) + 1;
-				const maxFollowPages = Math.max(usual, walk);
-				seen = await lookAtList(sender.ctx, {
-					...request,
-					followed,
-					since,
-					stillFollowed,
-					maxFollowPages,
-				});
+				const look = { ...request, followed, since, stillFollowed, walkPages: walk };
+				seen = await lookAtList(sender.ctx, look);
 			}
 			if (ids.length > 0) this.looked = true;
 			for (const job of seen) this.update(job);
@@ -575,7 +569,7 @@ export class KeyWatcher {
 		if (now() - lastLookAt(this.service.serviceKey) < MIN_POLL_MS) return [];
 		const followed = new Map([[jobId, this.jobs.get(jobId)?.createdAt]]);
 		const stillFollowed = (id: string) => this.jobs.has(id);
-		return await lookAtList(ctx, { ...request, followed, stillFollowed, maxFollowPages: walk });
+		return await lookAtList(ctx, { ...request, followed, stillFollowed, walkPages: walk });
 	}
 
 	private update(job: Job): void {
