@@ -812,11 +812,17 @@ describe(
 				Object.keys(report.faults).length >= 5,
 				`service faults ${JSON.stringify(report.faults)}`,
 			);
-			assert.ok(
-				report.processFaults['SIGKILL a worker mid-wait'] ||
-					report.processFaults['SIGKILL a worker mid-download'],
-				`a worker SIGKILLed: ${JSON.stringify(report.processFaults)}`,
+			// both planned worker kills done (this accepted either while the mid-download one was not done in
+			// CI, and the load waited 130 s longer for it: process-faults.mjs killMidDownload says why)
+			assert.deepEqual(
+				report.skippedProcessFaults,
+				{},
+				`process faults not done: ${JSON.stringify(report.skippedProcessFaults)}`,
 			);
+			assert.deepEqual(report.processFaults, {
+				'SIGKILL a worker mid-wait': 1,
+				'SIGKILL a worker mid-download': 1,
+			});
 			// collisions of processes sharing key A or the IP (each not told itself): a documented limit of
 			// processes that share no memory; reported, not failed here (npm run soak fails on them)
 			t.diagnostic(report.collisionNote || 'no collisions of processes sharing key A or the IP');

@@ -1,4 +1,4 @@
-// Install locks: one installer per cache entry (or one queue stack per machine) at a time. A lock is a folder
+// Install locks: one installer per cache entry (or N queue stacks per machine) at a time. A lock is a folder
 // holding owner.json ({ pid, host, since, children }); a lock whose owner died on this machine is taken over,
 // and the process groups it had started (recorded as children) are stopped first.
 import fs from 'node:fs';
@@ -48,8 +48,11 @@ export function noteChild(pid) {
 	}
 }
 
-export async function withLock(lockPath, log, fn) {
-	let waitedSince = 0;
+/**
+ * Takes the lock folder `lockPath` if it is free, or held by a process of this machine that is gone (whose
+ * recorded children are stopped first): true when taken; false (with the owner it found) when another holds it.
+ */
+async function tryTake(lockPath, log) {
 	for (;;) {
 		try {
 			fs.mkdirSync(lockPath);
@@ -59,7 +62,7 @@ export async function withLock(lockPath, log, fn) {
 				since: new Date().toISOString(),
 			});
 			holdLock(lockPath);
-			break;
+			return { taken: true };
 		} catch (e) {
 			if (e.code !== 'EEXIST') throw e;
 			const owner = readOwner(lockPath);
@@ -70,34 +73,56 @@ export async function withLock(lockPath, log, fn) {
 			const ownerless = !owner && age > 60_000 && (await pause(2000), !readOwner(lockPath));
 			const stale = owner ? owner.host === os.hostname() && !pidAlive(owner.pid) : ownerless;
 			if (!stale && !owner && !fs.existsSync(lockPath)) continue; // released meanwhile
-			if (stale) {
-				log(
-					`removing stale lock ${lockPath} (owner ${owner ? `pid ${owner.pid}` : 'unknown'} is gone)`,
-				);
-				for (const child of owner?.children ?? []) {
-					try {
-						process.kill(-child, 'SIGKILL'); // an npm left running by the dead installer
-						log(`  stopped process group ${child} left by it`);
-					} catch {
-						/* already gone */
-					}
+			if (!stale) return { taken: false, owner };
+			log(
+				`removing stale lock ${lockPath} (owner ${owner ? `pid ${owner.pid}` : 'unknown'} is gone)`,
+			);
+			for (const child of owner?.children ?? []) {
+				try {
+					process.kill(-child, 'SIGKILL'); // an npm left running by the dead installer
+					log(`  stopped process group ${child} left by it`);
+				} catch {
+					/* already gone */
 				}
-				fs.rmSync(lockPath, { recursive: true, force: true });
-				continue;
 			}
-			if (!waitedSince) {
-				waitedSince = Date.now();
-				log(`another process (pid ${owner?.pid ?? '?'}) is installing; waiting for ${lockPath}`);
-			} else if ((Date.now() - waitedSince) % 30_000 < 1000) {
-				log(`  still waiting for the other install (${fmtMs(Date.now() - waitedSince)})`);
-			}
-			await pause(1000);
+			fs.rmSync(lockPath, { recursive: true, force: true });
 		}
+	}
+}
+
+/**
+ * Runs `fn` holding a lock folder: `lockPath`, or the first free of several (a list: a machine that allows that
+ * many holders at once), waiting until one is free. Released when `fn` ends, or when this process exits.
+ */
+export async function withLock(lockPath, log, fn) {
+	const paths = [lockPath].flat();
+	let waitedSince = 0;
+	let held;
+	while (!held) {
+		let owner;
+		for (const p of paths) {
+			const r = await tryTake(p, log);
+			if (r.taken) {
+				held = p;
+				break;
+			}
+			owner ??= r.owner;
+		}
+		if (held) break;
+		if (!waitedSince) {
+			waitedSince = Date.now();
+			log(
+				`another process (pid ${owner?.pid ?? '?'}) is installing; waiting for ${paths.join(' or ')}`,
+			);
+		} else if ((Date.now() - waitedSince) % 30_000 < 1000) {
+			log(`  still waiting for the other install (${fmtMs(Date.now() - waitedSince)})`);
+		}
+		await pause(1000);
 	}
 	try {
 		return await fn();
 	} finally {
-		releaseLockOnExit(lockPath);
-		fs.rmSync(lockPath, { recursive: true, force: true });
+		releaseLockOnExit(held);
+		fs.rmSync(held, { recursive: true, force: true });
 	}
 }

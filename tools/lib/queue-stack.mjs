@@ -1,7 +1,8 @@
 // n8n in queue mode on this machine: PostgreSQL 17, Redis, a main and N workers of n8n 2.x, each n8n process
 // with its own user folder holding the package (as Community Nodes installs it). The stack has the shape of
 // stack-api.mjs (REST as the owner, logs, memory) plus what only queue mode has: workers to stop, kill and
-// start, Redis to restart. One stack per machine at a time (a lock in the cache); stop() releases it.
+// start, Redis to restart. One stack per machine at a time (a lock in the cache; GS_QUEUE_STACKS allows more); stop()
+// releases it.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -22,13 +23,26 @@ import { processFacade, restFacade } from './stack-api.mjs';
 
 const defaultLog = (msg) => process.stderr.write(`[queue-host] ${msg}\n`);
 
-/** Holds the machine's queue-stack lock until the returned release() is called. */
+/**
+ * How many queue stacks may run at once on this machine: GS_QUEUE_STACKS (default 1). `npm test` lets its suites
+ * run two side by side; the benchmarks keep the default, so their figures come from a stack alone (another
+ * process asking for 2 can still start a stack beside one of theirs: run the benchmarks alone).
+ */
+export function queueStackSlots(env = process.env) {
+	const n = Number(env.GS_QUEUE_STACKS ?? 1);
+	return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+/** Holds one of the machine's queue-stack locks (queueStackSlots) until the returned release() is called. */
 async function holdStackLock(log) {
 	let release;
 	const held = new Promise((resolve) => (release = resolve));
 	let done;
+	const slots = Array.from({ length: queueStackSlots() }, (_, i) =>
+		path.join(cacheDir(), i === 0 ? 'queue-stack.lock' : `queue-stack.${i + 1}.lock`),
+	);
 	await new Promise((resolve, reject) => {
-		done = withLock(path.join(cacheDir(), 'queue-stack.lock'), log, async () => {
+		done = withLock(slots, log, async () => {
 			resolve();
 			await held;
 		}).catch(reject);
@@ -96,7 +110,7 @@ export async function startQueueStack(options) {
 	const timings = {};
 	const prereqs = await ensureQueuePrereqs({ log });
 	timings.prereqs = Date.now() - t0;
-	const releaseLock = await holdStackLock(log); // one stack at a time on this machine (2 cores)
+	const releaseLock = await holdStackLock(log); // one stack at a time on this machine (2 cores), or GS_QUEUE_STACKS
 	timings.lock = Date.now() - t0 - timings.prereqs;
 	const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gs-queue-'));
 	fs.chmodSync(dir, 0o755); // the postgres user must reach its folder

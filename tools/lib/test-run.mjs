@@ -11,6 +11,7 @@ import { installFirstLine, missingDevDependencies } from './dev-deps.mjs';
 import { APT_PACKAGES } from './host-advice.mjs';
 import { HOSTS, NODE24 } from './hosts.mjs';
 import { runAttached } from './process.mjs';
+import { runSuitePool } from './suite-pool.mjs';
 import { VERDACCIO_VERSION } from './registry.mjs';
 import { findRedisServer } from './redis.mjs';
 import { REPO } from './repo.mjs';
@@ -22,7 +23,42 @@ const filesIn = (dir) =>
 		.sort()
 		.map((f) => path.join(dir, f));
 
-/** The steps of `npm test`, in order: { help, command: [file, args], env }. */
+/**
+ * The real-n8n suites run E2E_CONCURRENCY at a time (GS_E2E_CONCURRENCY overrides it), most of their time spent
+ * waiting on n8n's own clocks (its minute polls, its wait tracker) and on the emulator's jobs, not on the CPU;
+ * the queue-mode ones at most QUEUE_STACKS at once (GS_QUEUE_STACKS). They start in this order as slots free up
+ * (suite-pool.mjs): the longest first, so the others fill the slots beside them, and queue-n8n3 where a queue
+ * stack is about to be free (after the suites that take the third slot while the first two queue suites run).
+ */
+export const E2E_CONCURRENCY = 3;
+export const QUEUE_STACKS = 2;
+
+/** How many real-n8n suites run at once: GS_E2E_CONCURRENCY, else E2E_CONCURRENCY. */
+export function e2eConcurrency(env = process.env) {
+	const n = Number(env.GS_E2E_CONCURRENCY);
+	return Number.isInteger(n) && n >= 1 ? n : E2E_CONCURRENCY;
+}
+export const E2E_ORDER = [
+	'queue-mode',
+	'queue-scheduler',
+	'editor',
+	'examples',
+	'money-safety',
+	'mcp',
+	'queue-n8n3',
+	'community-install',
+];
+
+/** The e2e files in E2E_ORDER, then the others by name. */
+export function e2eFiles(files = filesIn('test/e2e')) {
+	const rank = (f) => {
+		const i = E2E_ORDER.indexOf(path.basename(f, '.test.mjs'));
+		return i === -1 ? E2E_ORDER.length : i;
+	};
+	return [...files].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/** The steps of `npm test`, in order: { help, command: [file, args] or run: () => { code }, env }. */
 export const TEST_STEPS = {
 	lint: {
 		help: 'n8n-node lint (strict): 0 errors and 0 warnings',
@@ -42,12 +78,17 @@ export const TEST_STEPS = {
 		command: () => [process.execPath, ['--import', 'tsx', '--test', ...filesIn('test/tools')]],
 	},
 	e2e: {
-		help: 'node:test: real n8n end to end (hosts $GS_E2E_HOSTS, default 2,1), queue mode, Chromium',
-		command: () => [
-			process.execPath,
-			['--import', 'tsx', '--test', '--test-concurrency=1', ...filesIn('test/e2e')],
-		],
-		env: () => ({ GS_E2E_HOSTS: process.env.GS_E2E_HOSTS || '2,1' }),
+		help: 'node:test: real n8n end to end (hosts $GS_E2E_HOSTS, default 2,1), queue mode, Chromium; 3 suites at once',
+		run: () =>
+			runSuitePool(e2eFiles(), {
+				concurrency: e2eConcurrency(),
+				cwd: REPO,
+				env: { ...process.env, ...TEST_STEPS.e2e.env() },
+			}),
+		env: () => ({
+			GS_E2E_HOSTS: process.env.GS_E2E_HOSTS || '2,1',
+			GS_QUEUE_STACKS: process.env.GS_QUEUE_STACKS || String(QUEUE_STACKS),
+		}),
 	},
 };
 
@@ -118,13 +159,14 @@ export async function runTestSteps(
 	if (steps.includes('e2e')) print(`${installNotice()}\n`);
 	for (const name of steps) {
 		const step = TEST_STEPS[name];
-		const [file, args] = step.command();
 		print(`── ${name}: ${step.help}`);
 		const t0 = Date.now();
-		const code = await runAttached(file, args, {
-			cwd: REPO,
-			env: { ...process.env, ...step.env?.() },
-		});
+		const code = step.run
+			? (await step.run()).code
+			: await runAttached(...step.command(), {
+					cwd: REPO,
+					env: { ...process.env, ...step.env?.() },
+				});
 		if (code !== 0) {
 			print(`── ${name} failed (exit ${code}) after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 			return code;

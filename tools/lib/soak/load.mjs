@@ -1,7 +1,8 @@
 // The soak's load: callers of the two webhooks, each calling again when its call failed (as real callers do):
 //   batch    {items:[{prompt}]}, 5–20 items a call (two callers, a pause of 1–5 s between calls)
 //   replace  an MP4, each call its own duration and aspect ratio (one caller, a pause of 5–20 s between calls)
-// Each item is an intent (checks.mjs intentOf) recorded in the run's state, with the calls and attempts.
+// Each item is an intent (checks.mjs intentOf) recorded in the run's state, with the calls and attempts. The
+// batch callers make no new call while `state.batchHeld` (the mid-download fault waiting for a replace call).
 import { callWebhook, jsonBody } from '../rest.mjs';
 import { pause } from '../wait.mjs';
 import { intentOf } from './checks.mjs';
@@ -85,6 +86,10 @@ export function startCallers({ stack, state, seed, video, rands }) {
 	};
 	const caller = async (kind, gapMs, rand) => {
 		while (!state.stopping) {
+			if (kind === 'batch' && state.batchHeld) {
+				await pause(250);
+				continue;
+			}
 			await call(kind, rand);
 			await pause(rand.int(gapMs[0], gapMs[1]));
 		}

@@ -82,35 +82,44 @@ async function killMidWait(ctx) {
 
 /**
  * Hold the next download answer of key B (the replace workflow's Download Output) for 20 s; once held (the
- * fault is used up when the request arrives), kill the worker running that execution.
+ * fault is used up when the request arrives), kill the worker running that execution. While it waits for the
+ * download the batch callers make no new call: a replace execution shares key A with every batch execution, and
+ * behind a busy stretch of theirs its download came minutes later, after the 180 s this waits (two CI runs of
+ * 3fe0680 and of an earlier commit: not done both times, and the load held 130 s longer waiting for it).
  */
 async function killMidDownload(ctx) {
-	const { stack, emu, keys } = ctx;
+	const { stack, emu, keys, state } = ctx;
 	const armed = () =>
 		emu.control.faults().some((f) => f.action === 'delay' && f.keyId === keys.b.keyId);
-	for (let tries = 1; tries <= 3; tries++) {
-		emu.control.injectFault({
-			method: 'GET',
-			path: /^\/v1\/jobs\/[^/]+\/output$/,
-			keyId: keys.b.keyId,
-			action: 'delay',
-			delayMs: 20_000,
-		});
-		await waitUntil('a download held', () => !armed(), { timeoutMs: 180_000, everyMs: 300 });
-		const heldAt = Date.now();
-		while (Date.now() - heldAt < 12_000) {
-			const killable = await killableWorkers(ctx);
-			for (const e of await runningOf(stack, WF.replace)) {
-				const w = stack.workerOfExecution(e.id);
-				if (w && killable.includes(w)) {
-					await killAndRestart(ctx, 'SIGKILL a worker mid-download', w);
-					return true;
+	try {
+		for (let tries = 1; tries <= 3; tries++) {
+			emu.control.injectFault({
+				method: 'GET',
+				path: /^\/v1\/jobs\/[^/]+\/output$/,
+				keyId: keys.b.keyId,
+				action: 'delay',
+				delayMs: 20_000,
+			});
+			state.batchHeld = true;
+			await waitUntil('a download held', () => !armed(), { timeoutMs: 180_000, everyMs: 300 });
+			state.batchHeld = false;
+			const heldAt = Date.now();
+			while (Date.now() - heldAt < 12_000) {
+				const killable = await killableWorkers(ctx);
+				for (const e of await runningOf(stack, WF.replace)) {
+					const w = stack.workerOfExecution(e.id);
+					if (w && killable.includes(w)) {
+						await killAndRestart(ctx, 'SIGKILL a worker mid-download', w);
+						return true;
+					}
 				}
+				await pause(300);
 			}
-			await pause(300);
 		}
+		throw new Error('no killable worker while a download was held');
+	} finally {
+		state.batchHeld = false;
 	}
-	throw new Error('no killable worker while a download was held');
 }
 
 async function restartMain({ stack, pollSecond, state, log }) {

@@ -31,5 +31,10 @@ export function runState() {
 		redisRestartedAt: [],
 		/** Set when the load ends: the callers and the service faults stop. */
 		stopping: false,
+		/**
+		 * Set while the mid-download fault waits for a replace call's download: the batch callers make no new
+		 * call, so the replace call is not kept behind their work on the shared key A (process-faults.mjs).
+		 */
+		batchHeld: false,
 	};
 }
