@@ -41,6 +41,9 @@ export function emitClosing(report, { partNames, machine, setupMs, totalMs }) {
 	emit(
 		"npm run bench -- --only=thousand --thousand-jobs=1000 --doc  # part 7 as documented; also writes docs/scale.md's table",
 	);
+	emit(
+		'npm run bench -- --only=thousand --thousand-jobs=1000 --thousand-workers=2,4,8 --thousand-runs=items,executions,items-base,executions-base,items-large --thousand-dump=DIR --thousand-reuse=DIR --doc  # the same at 2, 4, 8 workers and items-large (hours) over several sessions: each run is kept in DIR as it ends, and the same command again runs only what DIR holds no record of (same settings and package sources, not failed)',
+	);
 	emit('```');
 	emit();
 	emit(

@@ -82,6 +82,12 @@ export function benchCommand(parts) {
 			'                                                the same at 2, 4 and 8 workers (a fresh stack per',
 			'                                                run), then 10,000 items in one execution on one',
 			"                                                worker (hours); docs/scale.md's block gets both",
+			'     npm run bench -- <the same> --thousand-dump=DIR --thousand-reuse=DIR',
+			'                                                the same over several sessions: each run goes',
+			'                                                into DIR as it ends; the same command next time',
+			'                                                runs only those DIR holds no record of (the same',
+			'                                                settings and package sources, not failed), and',
+			'                                                the section says which came from which session',
 		],
 	};
 }

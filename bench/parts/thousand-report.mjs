@@ -1,8 +1,9 @@
 // The section of part 7 (a thousand videos) in docs/benchmarks.md, between its markers (doc-section.mjs:
 // `npm run bench -- --only=thousand --doc` replaces only it, its goal rows and its chart): how it was run and
-// measured, a table per run of what reached the bucket and what it cost the key, the runs by worker count,
-// the items-large run, a table of what it cost n8n, requests by process, the goals; and, from a run of
-// DOCUMENTED_JOBS prompts or more, the block of docs/scale.md ("A thousand videos") with the same figures.
+// measured (and, when some runs were taken from earlier sessions' records, which, from when and at which
+// commit: thousand-reuse.mjs), a table per run of what reached the bucket and what it cost the key, the runs by
+// worker count, the items-large run, a table of what it cost n8n, requests by process, the goals; and, from a
+// run of DOCUMENTED_JOBS prompts or more, the block of docs/scale.md ("A thousand videos") with the same figures.
 import os from 'node:os';
 
 import { thousandChart } from '../charts.mjs';
@@ -21,6 +22,7 @@ import {
 	workersText,
 } from './thousand-figures.mjs';
 import { thousandGoals } from './thousand-goals.mjs';
+import { sessionsText } from './thousand-reuse.mjs';
 
 /** The run whose figures docs/scale.md's "A thousand videos" shows (smaller runs leave it alone). */
 export const DOCUMENTED_JOBS = 1000;
@@ -257,6 +259,12 @@ export function emitThousand(ctx, all, meta) {
 	emit();
 	emit(partRunNote(meta, opt));
 	emit();
+	// runs taken from the records of earlier sessions (--thousand-reuse): which, from when, at which commit
+	const sessions = sessionsText(all, { sources: meta.sources });
+	if (sessions) {
+		emit(`${sessions} The date, load averages and time of the line above are this session's.`);
+		emit();
+	}
 	const w =
 		meta.windowMs === 60_000
 			? 'a minute'
@@ -351,16 +359,17 @@ export function emitThousand(ctx, all, meta) {
 		report.blocks.push({
 			doc: SCALE_DOC,
 			name: SCALE_BLOCK,
-			text: scaleBlock(results, { n, command: documentedCommand(opt, meta.specs) }),
+			text: scaleBlock(results, { n, command: documentedCommand(opt, meta.specs), sessions }),
 		});
 }
 
 /**
  * docs/scale.md's block of the documented run (between its markers): each shape of ours beside its baseline
  * at each worker count; the table by worker count when the run had more than one; the items-large run's
- * table when it ran. `command`: the run's command line (documentedCommand).
+ * table when it ran. `command`: the run's command line (documentedCommand); `sessions`: where the runs came
+ * from when some were reused (thousand-reuse.mjs sessionsText).
  */
-export function scaleBlock(results, { n, command }) {
+export function scaleBlock(results, { n, command, sessions }) {
 	const regular = regularOf(results);
 	const rows = regular.map((r) => [
 		rowLabel(r),
@@ -376,7 +385,7 @@ export function scaleBlock(results, { n, command }) {
 			.join(', '),
 	]);
 	return [
-		`Written by \`${command}\` (part 7 of [docs/benchmarks.md](benchmarks.md)); the last MP4 within ${RATE_GOAL} × the floor is ≥ 95 % of the key's rate.`,
+		`Written by \`${command}\` (part 7 of [docs/benchmarks.md](benchmarks.md)); the last MP4 within ${RATE_GOAL} × the floor is ≥ 95 % of the key's rate.${sessions ? ` ${sessions}` : ''}`,
 		'',
 		table(
 			[

@@ -61,6 +61,10 @@ export const RUNS = {
 	},
 };
 
+/** The examples the workflows are built from (their nodes run as they are there, Max Credits off). */
+const MANY_LONG_JOBS = 'many-long-jobs.json';
+export const EXAMPLES_USED = [PUBLISH_EXAMPLE, MANY_LONG_JOBS];
+
 /** The manual trigger the items shapes start from (a manual run: "Execute workflow"). */
 export const MANUAL_TRIGGER = 'Manual';
 
@@ -134,7 +138,7 @@ function items({ n, tag }) {
 /** examples/many-long-jobs.json: its Create, Wait node and Wait for Job, between a webhook and the S3 node. */
 function executions() {
 	const r = RUNS.executions;
-	const example = loadExample('many-long-jobs.json');
+	const example = loadExample(MANY_LONG_JOBS);
 	const pick = (name) => {
 		const found = example.nodes.find((n) => n.name === name);
 		if (!found) throw new Error(`examples/many-long-jobs.json has no "${name}" node any more`);

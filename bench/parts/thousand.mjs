@@ -10,7 +10,8 @@
 //                     window shortened to --thousand-large-window-ms (runPlan)
 // Each against the perfect client's floor (bench/floor.mjs) on the same key's windows. The workflows:
 // thousand-workflows.mjs; one run: thousand-measure.mjs; figures: thousand-figures.mjs; goals:
-// thousand-goals.mjs; the section (and docs/scale.md's block from a run of 1,000): thousand-report.mjs. Not in
+// thousand-goals.mjs; the section (and docs/scale.md's block from a run of 1,000): thousand-report.mjs; a part
+// over several sessions (--thousand-reuse, records of --thousand-dump taken again): thousand-reuse.mjs. Not in
 // `npm test`.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,9 +21,10 @@ import { POLL_S } from '../context.mjs';
 import { replaceBlock } from '../doc-section.mjs';
 import { UsageError } from '../../tools/lib/cli.mjs';
 import { anyValue, names, numbers } from '../options.mjs';
-import { loadAverage } from '../setup.mjs';
+import { commitOf, loadAverage } from '../setup.mjs';
 import { measureRun } from './thousand-measure.mjs';
 import { DOCUMENTED_JOBS, SCALE_BLOCK, SCALE_DOC, emitThousand } from './thousand-report.mjs';
+import { reusable, sourcesHash, writeRecord } from './thousand-reuse.mjs';
 import { RUNS } from './thousand-workflows.mjs';
 
 export const name = 'thousand';
@@ -120,14 +122,25 @@ export const options = [
 		default: 1000,
 		help: 'part 7: how often executions, slots and memory are sampled',
 	},
-	// where each run's record goes as JSON (everything the section is computed from)
+	// where each run's record goes as JSON (everything the section is computed from), with what it was
+	// measured with (thousand-reuse.mjs): its settings, the package's sources hash, the commit, the date
 	{
 		flags: ['thousand-dump'],
 		key: 'thousandDump',
 		parse: (v) => path.resolve(v),
 		fullIf: anyValue,
 		value: 'DIR',
-		help: "part 7: each run's record as JSON",
+		help: "part 7: each run's record as JSON, with its settings, sources hash, commit and date",
+	},
+	// the documented run over several sessions: the same command each session with
+	// --thousand-reuse=DIR --thousand-dump=DIR runs only what DIR does not already hold
+	{
+		flags: ['thousand-reuse'],
+		key: 'thousandReuse',
+		parse: (v) => path.resolve(v),
+		fullIf: anyValue,
+		value: 'DIR',
+		help: "part 7: a run whose record in DIR (of --thousand-dump) has this run's settings and package sources and did not fail is taken from there, not run again (with --thousand-dump=DIR: a long part over several sessions)",
 	},
 ];
 
@@ -148,6 +161,9 @@ export function check(opt) {
 		throw new UsageError('--thousand-large-jobs: a whole number of prompts, e.g. 10000');
 	if (!(opt.thousandLargeWindowMs >= 1000))
 		throw new UsageError('--thousand-large-window-ms: at least 1000');
+	// a folder not there yet is fine: the first session of a part over several has nothing to reuse
+	if (opt.thousandReuse && fs.statSync(opt.thousandReuse, { throwIfNoEntry: false })?.isFile())
+		throw new UsageError(`--thousand-reuse: ${opt.thousandReuse} is a file, not a folder`);
 	// a documented run writes docs/scale.md's block at its end: find out now, not after hours, if it cannot
 	if (opt.doc && opt.thousandJobs >= DOCUMENTED_JOBS)
 		replaceBlock(fs.readFileSync(path.join(REPO, 'docs', SCALE_DOC), 'utf8'), SCALE_BLOCK, '');
@@ -184,12 +200,74 @@ export const dumpName = (step, plan) =>
 		? `thousand-${step.name}-w${step.workers}.json`
 		: `thousand-${step.name}.json`;
 
-/** Nothing before the bench's own n8n starts: each run makes its key and stack when it runs. */
-export function prepare() {
-	return {};
+/**
+ * What a run's record must have been measured with to stand for `step` (thousand-reuse.mjs): the step's run,
+ * workers, prompts, job duration and window, and the part's settings each run has.
+ */
+export const stepSettings = (step, opt) => ({
+	name: step.name,
+	workers: step.workers,
+	n: step.n,
+	jobS: step.jobS,
+	windowMs: step.windowMs,
+	limit: opt.thousandLimit,
+	concurrency: opt.thousandConcurrency,
+	sampleMs: opt.thousandSampleMs,
+	pollMs: POLL_S * 1000,
+	outputBytes: OUTPUT_BYTES,
+});
+
+/**
+ * The runs of `plan` in turn, each as `measure(step)` returns its record (a failed run as its error), or taken
+ * from a record of --thousand-reuse's folder of the same settings and `sources` (never a failed one);
+ * `commit` and `session` (this session's start) go into each record measured here, with the settings,
+ * `sources` and the time it started (`provenance`); --thousand-dump writes each record as it ends (a reused
+ * one only into another folder than it came from). Returns the records in the plan's order, a reused one
+ * with `reused` (its file).
+ */
+export async function runSteps({ opt, plan, log, measure, sources, commit, session }) {
+	const results = [];
+	for (const step of plan) {
+		const file = dumpName(step, plan);
+		const settings = stepSettings(step, opt);
+		const tag = `${step.name} (${step.workers} workers)`;
+		const found = opt.thousandReuse
+			? reusable(path.join(opt.thousandReuse, file), { settings, sources })
+			: {};
+		if (found.record) {
+			const from = path.join(opt.thousandReuse, file);
+			const p = found.record.provenance;
+			log(`  ${tag}: reused from ${from}, measured ${p.measuredAt} at commit ${p.commit}`);
+			results.push({ ...found.record, reused: from });
+			if (opt.thousandDump && opt.thousandDump !== opt.thousandReuse)
+				writeRecord(opt.thousandDump, file, found.record);
+			continue;
+		}
+		if (found.why)
+			log(`  ${tag}: not reused from ${path.join(opt.thousandReuse, file)}: ${found.why}`);
+		const measuredAt = new Date().toISOString();
+		// a run that fails is reported as such; the others still run (a 1,000-job part takes hours)
+		const r = await measure(step).catch((error) => {
+			log(`  ${tag} failed: ${error.stack ?? error}`);
+			return { ...step, ...RUNS[step.name], failed: String(error.message).split('\n')[0] };
+		});
+		const record = { ...r, provenance: { settings, sources, commit, session, measuredAt } };
+		results.push(record);
+		if (opt.thousandDump) writeRecord(opt.thousandDump, file, record);
+	}
+	return results;
 }
 
-export async function run(ctx) {
+/**
+ * Before the bench's own n8n starts, nothing but what this session measures: the package's sources hash and
+ * commit, taken once, near the packing of the tarball every run installs. Each run makes its key and stack
+ * when it runs.
+ */
+export function prepare() {
+	return { sources: sourcesHash(), commit: commitOf(REPO) };
+}
+
+export async function run(ctx, prepared) {
 	const { opt, emu, log } = ctx;
 	const t0 = Date.now();
 	const meta = {
@@ -207,39 +285,31 @@ export async function run(ctx) {
 	);
 	const settingsBefore = emu.control.settings();
 	emu.control.setOutputBytes(OUTPUT_BYTES);
-	const results = [];
+	let results;
 	try {
-		for (const step of plan) {
-			emu.control.setSettings({ rateWindowMs: step.windowMs });
-			// a run that fails is reported as such; the others still run (a 1,000-job part takes hours)
-			const r = await measureRun(ctx, step.name, {
-				...step,
-				limit: opt.thousandLimit,
-				pollMs: POLL_S * 1000,
-				concurrency: opt.thousandConcurrency,
-				sampleMs: opt.thousandSampleMs,
-				log,
-			}).catch((error) => {
-				log(`  ${step.name} (${step.workers} workers) failed: ${error.stack ?? error}`);
-				return {
+		results = await runSteps({
+			opt,
+			plan,
+			log,
+			sources: prepared.sources,
+			commit: prepared.commit,
+			session: new Date(t0).toISOString(),
+			measure: async (step) => {
+				emu.control.setSettings({ rateWindowMs: step.windowMs });
+				return measureRun(ctx, step.name, {
 					...step,
-					...RUNS[step.name],
-					failed: String(error.message).split('\n')[0],
-				};
-			});
-			meta.postgres ??= r.postgres;
-			results.push(r);
-			if (opt.thousandDump) {
-				fs.mkdirSync(opt.thousandDump, { recursive: true });
-				fs.writeFileSync(
-					path.join(opt.thousandDump, dumpName(step, plan)),
-					JSON.stringify(r, null, 1),
-				);
-			}
-		}
+					limit: opt.thousandLimit,
+					pollMs: POLL_S * 1000,
+					concurrency: opt.thousandConcurrency,
+					sampleMs: opt.thousandSampleMs,
+					log,
+				});
+			},
+		});
+		for (const r of results) meta.postgres ??= r.postgres;
 	} finally {
 		emu.control.setSettings({ rateWindowMs: settingsBefore.rateWindowMs });
 		emu.control.setJobTiming({ queuedMs: 1000, runningMs: 2000 }); // the bench's default
 	}
-	emitThousand(ctx, results, meta);
+	emitThousand(ctx, results, { ...meta, sources: prepared.sources });
 }
