@@ -135,15 +135,16 @@ const SPEC_ERRORS: Row[] = [
 	[429, 'upload_rate_limit', 'POST', '/assets', /upload limit reached/i, /try again in \d+ s/i],
 	[503, 'engine_unavailable', 'POST', '/other', /engine is unavailable/i, /try again later/i],
 	[503, 'storage_unavailable', 'POST', '/other', /storage is unavailable/i, /try again later/i],
-	[500, 'internal_error', 'POST', '/other', /internal error/i, /run again later/i],
+	[500, 'internal_error', 'POST', '/other', /internal error/i, /same Idempotency-Key/i],
 ];
 
 useNock();
 
-async function serviceAnswers(row: Row) {
+async function serviceAnswers(row: Row, times = 1) {
 	const [status, code, method, path] = row;
 	nock(BASE)
 		.intercept(path, method)
+		.times(times)
 		.reply(
 			status,
 			{ error: { code, message: PORTUGUESE }, requestId: 'req_abc123' },
@@ -178,6 +179,20 @@ describe('every error code of the spec becomes a clear English error', () => {
 		// the service's own (Portuguese) text appears only labelled as such
 		expect(error?.description).toContain(`The service's own words (Portuguese): "${PORTUGUESE}"`);
 		expect(JSON.stringify(error)).not.toContain(TEST_KEY);
+	});
+
+	// internal_error's advice named the Idempotency-Key for every request; only a POST carries one, and a read
+	// (a download, a Get) or a delete is safe to run again for its own reason
+	it.each([
+		['GET', '/jobs/job_1/output', /only reads/i],
+		['DELETE', '/assets/asset_1', /deleting again/i],
+	])('internal_error on a %s names no Idempotency-Key', async (method, path, safe) => {
+		// a read and a delete are retried: every try answers the same
+		const error = await serviceAnswers([500, 'internal_error', method, path, /./, /./], 10);
+		expect(error?.message).toMatch(/internal error/i);
+		expect(error?.message).toMatch(/run again later/i);
+		expect(error?.message).toMatch(safe);
+		expect(error?.message).not.toMatch(/Idempotency-Key/);
 	});
 
 	it('a code outside the table still gives an English error with the code and requestId', async () => {

@@ -130,8 +130,19 @@ export const ERROR_MESSAGES: Record<string, MessageFn> = {
 	// Our own code for an answer that is not the envelope (HTML from a proxy, empty or non-JSON body).
 	unexpected_response: (info) =>
 		`The service answered HTTP ${info.httpCode} with something that is not its JSON error. Check that the Base URL of the credential points at the service (ending in /v1) and not at a proxy or web page.`,
-	internal_error: () =>
-		'The service had an internal error. The node already retried with the same Idempotency-Key; run again later (it is safe: the same key never creates a second generation).',
+	internal_error: (_info, ctx) => {
+		const method = ctx.method.toUpperCase();
+		// only a create or an upload carries an Idempotency-Key; the others are safe to run again for their own reason
+		const safe =
+			method === 'GET'
+				? 'the node already retried the request; run again later (it only reads: running it again changes nothing).'
+				: method === 'DELETE'
+					? 'the node already retried the request; run again later (deleting again is safe: a file already deleted answers 404).'
+					: /^\/jobs\/quote/.test(ctx.path)
+						? 'the node already retried the request; run again later (a quote reserves nothing).'
+						: 'the node already retried with the same Idempotency-Key; run again later (it is safe: the same key never creates a second generation or upload).';
+		return `The service had an internal error: ${safe}`;
+	},
 };
 
 function fallbackMessage(info: ServiceErrorInfo): string {
