@@ -10,7 +10,13 @@ import { describe, it } from 'node:test';
 import { pidAlive, withLock } from '../../tools/lib/locks.mjs';
 import { queueStackSlots } from '../../tools/lib/queue-stack.mjs';
 import { runSuitePool, tapCounts } from '../../tools/lib/suite-pool.mjs';
-import { E2E_ORDER, TEST_STEPS, e2eConcurrency, e2eFiles } from '../../tools/lib/test-run.mjs';
+import {
+	E2E_ORDER,
+	TEST_STEPS,
+	e2eConcurrency,
+	e2eFiles,
+	isQueueSuite,
+} from '../../tools/lib/test-run.mjs';
 import { pause, waitUntil } from '../../tools/lib/wait.mjs';
 
 const quiet = () => {};
@@ -28,6 +34,11 @@ describe('the real-n8n suites side by side', () => {
 			E2E_ORDER,
 			'every name of E2E_ORDER is a suite, started in that order',
 		);
+		assert.deepEqual(
+			ordered.filter(isQueueSuite).map((f) => path.basename(f)),
+			['queue-mode.test.mjs', 'queue-scheduler.test.mjs', 'queue-n8n3.test.mjs'],
+			'the queue suites, each of which starts a queue stack, are the group the pool holds to 2',
+		);
 		const rest = ordered.slice(E2E_ORDER.length);
 		assert.deepEqual(rest, [...rest].sort());
 		assert.deepEqual(
@@ -36,10 +47,10 @@ describe('the real-n8n suites side by side', () => {
 		);
 	});
 
-	it('the e2e step runs 3 suites at once and lets 2 queue stacks run; the environment overrides both', () => {
-		assert.equal(e2eConcurrency({}), 3);
+	it('the e2e step runs 4 suites at once and lets 2 queue stacks run; the environment overrides both', () => {
+		assert.equal(e2eConcurrency({}), 4);
 		assert.equal(e2eConcurrency({ GS_E2E_CONCURRENCY: '1' }), 1);
-		assert.equal(e2eConcurrency({ GS_E2E_CONCURRENCY: 'x' }), 3);
+		assert.equal(e2eConcurrency({ GS_E2E_CONCURRENCY: 'x' }), 4);
 		const saved = process.env.GS_QUEUE_STACKS;
 		try {
 			delete process.env.GS_QUEUE_STACKS;
@@ -178,6 +189,42 @@ it('skipped', { skip: 'planned' }, () => {});
 				assert.doesNotMatch(body, /── (started|end of) /, `${f}: no other line inside`);
 			}
 			assert.match(out, /4 files +[0-9.]+ s summed, [0-9.]+ s wall +12 +7 +1 +4 +FAILED/);
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it('a group runs at most its max at once: a free slot takes the next file of another group meanwhile', async () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-pool-'));
+		const log = path.join(dir, 'events.log');
+		try {
+			const files = writeFiles(dir, {
+				// q1 ends only after `other` has: other ran beside it although q2 comes first in the order
+				'q1.test.mjs': file({ log, waitFor: ['other.test.mjs'] }),
+				'q2.test.mjs': file({ log }),
+				'other.test.mjs': file({ log }),
+				'q3.test.mjs': file({ log }),
+			});
+			let out = '';
+			const r = await runSuitePool(files, {
+				concurrency: 2,
+				groups: [{ match: (f) => f.startsWith('q'), max: 1 }],
+				cwd: dir,
+				env: process.env,
+				nodeArgs: [],
+				print: (text) => (out += text),
+			});
+			assert.equal(r.code, 0, out);
+			assert.deepEqual(
+				[...out.matchAll(/^── started (\S+)/gm)].map((m) => m[1]),
+				['q1.test.mjs', 'other.test.mjs', 'q2.test.mjs', 'q3.test.mjs'],
+			);
+			let q = 0;
+			for (const e of fs.readFileSync(log, 'utf8').trim().split('\n')) {
+				if (!e.startsWith('q')) continue;
+				q += e.endsWith(' start') ? 1 : -1;
+				assert.ok(q <= 1, `two of the group at once: ${e}`);
+			}
 		} finally {
 			fs.rmSync(dir, { recursive: true, force: true });
 		}

@@ -1,6 +1,6 @@
 // Test files run side by side: each file its own `node --test` process, at most `concurrency` at once, started
-// in the order given (node:test's own --test-concurrency sorts the files by name, so it cannot start the long
-// ones first). A file's output is printed whole when it ends, so the log reads one suite at a time; then a table
+// in the order given as far as their groups allow (node:test's own --test-concurrency sorts the files by name,
+// so it cannot start the long ones first, nor keep a slot from a file that would only wait for a queue stack). A file's output is printed whole when it ends, so the log reads one suite at a time; then a table
 // of every file's time and counts. Each file runs in its own process group; a signal to this process (a
 // terminal's Ctrl-C, or one sent to npm alone) is passed to the files still running, once, so each stops what it
 // started as when it runs alone, and this process ends when they have.
@@ -48,14 +48,17 @@ export function poolTable(results, wallMs) {
 }
 
 /**
- * Runs `files` (paths relative to `cwd`), `concurrency` at a time in this order, each as
- * `node [nodeArgs] --test --test-reporter=tap <file>`. Resolves to { code, results, wallMs }: code 0 when every
- * file exited 0 and reported no failure.
+ * Runs `files` (paths relative to `cwd`), `concurrency` at a time, each as
+ * `node [nodeArgs] --test --test-reporter=tap <file>`. A free slot takes the first file in this order that
+ * `groups` allow: a group ({ match(file), max }) runs at most `max` of its files at once (a file that would
+ * wait inside for a shared resource, such as the machine's queue stacks, would hold a slot doing nothing).
+ * Resolves to { code, results, wallMs }: code 0 when every file exited 0 and reported no failure.
  */
 export async function runSuitePool(
 	files,
 	{
 		concurrency,
+		groups = [],
 		cwd,
 		env,
 		nodeArgs = ['--import', 'tsx'],
@@ -118,11 +121,23 @@ export async function runSuitePool(
 			});
 			child.once('close', (code, signal) => finish(code ?? (signal ? 1 : 0)));
 		});
-	const lane = async () => {
-		while (queue.length) await runOne(queue.shift());
+	const allowed = (file) =>
+		groups.every(
+			(g) => !g.match(file) || [...running.keys()].filter((f) => g.match(f)).length < g.max,
+		);
+	const ran = [];
+	const fill = () => {
+		while (running.size < Math.max(1, concurrency) && queue.length) {
+			let i = queue.findIndex(allowed);
+			if (i === -1 && running.size > 0) return; // a slot is free, but every file left waits for a group
+			if (i === -1) i = 0; // nothing runs: a group of max 0 must not stop the run
+			const [file] = queue.splice(i, 1);
+			ran.push(runOne(file).then(fill));
+		}
 	};
 	try {
-		await Promise.all(Array.from({ length: Math.max(1, concurrency) }, lane));
+		fill();
+		while (results.length < files.length) await Promise.all([...ran]);
 	} finally {
 		for (const sig of signals) process.off(sig, forward);
 	}

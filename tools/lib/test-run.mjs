@@ -26,28 +26,38 @@ const filesIn = (dir) =>
 /**
  * The real-n8n suites run E2E_CONCURRENCY at a time (GS_E2E_CONCURRENCY overrides it), most of their time spent
  * waiting on n8n's own clocks (its minute polls, its wait tracker) and on the emulator's jobs, not on the CPU;
- * the queue-mode ones at most QUEUE_STACKS at once (GS_QUEUE_STACKS). They start in this order as slots free up
- * (suite-pool.mjs): the longest first, so the others fill the slots beside them, and queue-n8n3 where a queue
- * stack is about to be free (after the suites that take the third slot while the first two queue suites run).
+ * the queue-mode ones (queue-*.test.mjs) at most QUEUE_STACKS at once (GS_QUEUE_STACKS): the pool starts a third
+ * only when one of them has ended, and fills the slot with the next other suite meanwhile (suite-pool.mjs).
+ * They start in this order: the longest first, so the short ones fill the slots beside them. A suite not named
+ * here starts after these, by name.
  */
-export const E2E_CONCURRENCY = 3;
+export const E2E_CONCURRENCY = 4;
 export const QUEUE_STACKS = 2;
+export const E2E_ORDER = [
+	'queue-mode',
+	'queue-scheduler',
+	'queue-n8n3',
+	'editor',
+	'examples',
+	'money-safety',
+	'community-install',
+	'mcp',
+	'start',
+	'smoke',
+	'package',
+	'parking',
+	'readme-install',
+	'agent',
+];
+
+/** The queue-mode suites: each starts a queue stack (tools/lib/queue-stack.mjs). */
+export const isQueueSuite = (file) => path.basename(file).startsWith('queue-');
 
 /** How many real-n8n suites run at once: GS_E2E_CONCURRENCY, else E2E_CONCURRENCY. */
 export function e2eConcurrency(env = process.env) {
 	const n = Number(env.GS_E2E_CONCURRENCY);
 	return Number.isInteger(n) && n >= 1 ? n : E2E_CONCURRENCY;
 }
-export const E2E_ORDER = [
-	'queue-mode',
-	'queue-scheduler',
-	'editor',
-	'examples',
-	'money-safety',
-	'mcp',
-	'queue-n8n3',
-	'community-install',
-];
 
 /** The e2e files in E2E_ORDER, then the others by name. */
 export function e2eFiles(files = filesIn('test/e2e')) {
@@ -78,10 +88,11 @@ export const TEST_STEPS = {
 		command: () => [process.execPath, ['--import', 'tsx', '--test', ...filesIn('test/tools')]],
 	},
 	e2e: {
-		help: 'node:test: real n8n end to end (hosts $GS_E2E_HOSTS, default 2,1), queue mode, Chromium; 3 suites at once',
+		help: 'node:test: real n8n end to end (hosts $GS_E2E_HOSTS, default 2,1), queue mode, Chromium; 4 suites at once',
 		run: () =>
 			runSuitePool(e2eFiles(), {
 				concurrency: e2eConcurrency(),
+				groups: [{ match: isQueueSuite, max: Number(TEST_STEPS.e2e.env().GS_QUEUE_STACKS) || 1 }],
 				cwd: REPO,
 				env: { ...process.env, ...TEST_STEPS.e2e.env() },
 			}),
@@ -171,6 +182,7 @@ export async function runTestSteps(
 			print(`── ${name} failed (exit ${code}) after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 			return code;
 		}
+		print(`── ${name} passed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 	}
 	return 0;
 }
