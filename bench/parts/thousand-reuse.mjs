@@ -3,10 +3,10 @@
 // package's sources, the commit, when), and --thousand-reuse=DIR takes such a record instead of running the
 // run again when both match this session's (thousand.mjs runSteps). A record that failed, or of other settings
 // or other sources, is never taken. The section then says which runs came from which session and commit.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { hashFiles } from '../../tools/lib/pack.mjs';
 import { REPO } from '../../tools/lib/repo.mjs';
 import { runTag } from './thousand-figures.mjs';
 import { EXAMPLES_USED } from './thousand-workflows.mjs';
@@ -25,26 +25,8 @@ export const SOURCE_INPUTS = [
 	...EXAMPLES_USED.map((f) => `examples/${f}`),
 ];
 
-/**
- * sha256 (16 hex digits) of SOURCE_INPUTS under `root`, each file by its path, size and bytes, as
- * tools/lib/pack.mjs's hashInputs keys its pack cache (over its own list).
- */
-export function sourcesHash(root = REPO) {
-	const h = createHash('sha256');
-	const walk = (rel) => {
-		const abs = path.join(root, rel);
-		const st = fs.statSync(abs, { throwIfNoEntry: false });
-		if (!st) return;
-		if (st.isDirectory()) {
-			for (const e of fs.readdirSync(abs).sort()) walk(path.join(rel, e));
-		} else {
-			h.update(`${rel}\0${st.size}\0`);
-			h.update(fs.readFileSync(abs));
-		}
-	};
-	for (const p of SOURCE_INPUTS) walk(p);
-	return h.digest('hex').slice(0, 16);
-}
+/** sha256 (16 hex digits) of SOURCE_INPUTS under `root`, as tools/lib/pack.mjs keys its pack cache. */
+export const sourcesHash = (root = REPO) => hashFiles(SOURCE_INPUTS, root);
 
 const shown = (v) => (v === undefined ? 'none' : JSON.stringify(v));
 

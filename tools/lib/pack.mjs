@@ -28,10 +28,14 @@ const PACK_INPUTS = [
 	'examples',
 ];
 
-function hashInputs() {
+/**
+ * sha256 (16 hex digits) of the files under `inputs` (paths relative to `root`; folders walked by name), each
+ * file by its path, size and bytes.
+ */
+export function hashFiles(inputs, root = REPO) {
 	const h = createHash('sha256');
 	const walk = (rel) => {
-		const abs = path.join(REPO, rel);
+		const abs = path.join(root, rel);
 		const st = fs.statSync(abs, { throwIfNoEntry: false });
 		if (!st) return;
 		if (st.isDirectory()) {
@@ -41,9 +45,11 @@ function hashInputs() {
 			h.update(fs.readFileSync(abs));
 		}
 	};
-	for (const p of PACK_INPUTS) walk(p);
+	for (const p of inputs) walk(p);
 	return h.digest('hex').slice(0, 16);
 }
+
+const hashInputs = () => hashFiles(PACK_INPUTS);
 
 let packPromise;
 
