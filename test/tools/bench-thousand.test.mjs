@@ -695,6 +695,14 @@ describe('bench thousand: the items-large run', () => {
 		assert.equal(goal(record()), undefined, 'no items-large run, no goal');
 	});
 
+	it("the bucket goal's title gives each run's own size (it said 100/100 for a 10000-item run alone)", () => {
+		const bucket = (runs) =>
+			thousandGoals(runs, { n: 100 }).find((g) => /MP4 in the bucket/.test(g.goal)).goal;
+		assert.match(bucket([largeRecord()]), /\(10000\/10000 a run\)$/);
+		assert.match(bucket([record(), largeRecord()]), /\(100\/100 or 10000\/10000 a run\)$/);
+		assert.match(bucket([record()]), /\(100\/100 a run\)$/);
+	});
+
 	it('is judged with its own N by the goals of every run, and left out of the rate and memory goals', () => {
 		const goals = thousandGoals([record(), base('items'), largeRecord()], { n: 100 });
 		assert.ok(
