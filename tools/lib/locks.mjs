@@ -50,7 +50,7 @@ export function noteChild(pid) {
 
 /**
  * Takes the lock folder `lockPath` if it is free, or held by a process of this machine that is gone (whose
- * recorded children are stopped first): true when taken; false (with the owner it found) when another holds it.
+ * recorded children are stopped first): { taken: true }, or { taken: false, owner } when another holds it.
  */
 async function tryTake(lockPath, log) {
 	for (;;) {

@@ -1,9 +1,10 @@
 // Test files run side by side: each file its own `node --test` process, at most `concurrency` at once, started
 // in the order given as far as their groups allow (node:test's own --test-concurrency sorts the files by name,
-// so it cannot start the long ones first, nor keep a slot from a file that would only wait for a queue stack). A file's output is printed whole when it ends, so the log reads one suite at a time; then a table
-// of every file's time and counts. Each file runs in its own process group; a signal to this process (a
-// terminal's Ctrl-C, or one sent to npm alone) is passed to the files still running, once, so each stops what it
-// started as when it runs alone, and this process ends when they have.
+// so it cannot start the long ones first, nor keep a slot from a file that would only wait for a queue stack).
+// A file's output is printed whole when it ends, so the log reads one suite at a time; then a table of every
+// file's time and counts. Each file runs in its own process group; a signal to this process (a terminal's
+// Ctrl-C, or one sent to npm alone) is passed to the files still running, once, so each stops what it started
+// as when it runs alone, and this process ends when they have.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 

@@ -88,7 +88,7 @@ export const TEST_STEPS = {
 		command: () => [process.execPath, ['--import', 'tsx', '--test', ...filesIn('test/tools')]],
 	},
 	e2e: {
-		help: 'node:test: real n8n end to end (hosts $GS_E2E_HOSTS, default 2,1), queue mode, Chromium; 4 suites at once',
+		help: `node:test: real n8n end to end (hosts $GS_E2E_HOSTS, default 2,1), queue mode, Chromium; ${E2E_CONCURRENCY} suites at once`,
 		run: () =>
 			runSuitePool(e2eFiles(), {
 				concurrency: e2eConcurrency(),
