@@ -249,6 +249,40 @@ describe('one watcher per key per process', () => {
 		expect(after).toHaveLength(20 + ASK_WALK.asksBeforeWalk + 1);
 	});
 
+	it('rows answered by a walk keep the asks coming: a later wave of rows walks at once instead of reading three first', async () => {
+		// An execution per row on a worker: the first wave's rows are answered by one walk's known ends for
+		// the rest of the minute, and the next wave resumes later. Those answered rows are asks too (the
+		// process's rhythm), so the next wave's first row walks. Without that, the asks' minute lapses while
+		// the walk serves them, and the next wave reads three jobs again before its walk (3 reads, 1 page).
+		await service(30);
+		const first = await createRows(
+			Array.from({ length: 20 }, (_, n) => ({ json: { prompt: `wave one, row ${n}` } })),
+		);
+		await env.clock.clock.sleep(60_000); // the first wave's jobs have ended
+		const second = await createRows(
+			Array.from({ length: 20 }, (_, n) => ({ json: { prompt: `wave two, row ${n}` } })),
+		);
+		for (const [n, item] of first.entries()) {
+			const { out } = await execute({ id: `one${n}`, parameters: waitFor(String(item.json.id)) });
+			await expectMp4(out[0]);
+			await env.clock.clock.sleep(2_000);
+		}
+		// the second wave's jobs ended meanwhile; its rows resume 30 s after the first wave's last
+		await env.clock.clock.sleep(30_000);
+		const before = env.emu.control.journal().length;
+		for (const [n, item] of second.entries()) {
+			const { out } = await execute({ id: `two${n}`, parameters: waitFor(String(item.json.id)) });
+			await expectMp4(out[0]);
+			await env.clock.clock.sleep(2_000);
+		}
+		const after = env.emu.control.journal().slice(before);
+		expect({
+			reads: after.filter((e) => /^\/v1\/jobs\/job_[0-9a-f]+$/.test(e.path)).length,
+			pages: after.filter((e) => e.method === 'GET' && e.path === '/v1/jobs').length,
+			downloads: after.filter((e) => /\/output$/.test(e.path)).length,
+		}).toEqual({ reads: 0, pages: 1, downloads: 20 });
+	});
+
 	it('a lone job seen unfinished is read at each interval, however often the process asks: a walk would show its end no sooner', async () => {
 		await service(30);
 		const [[created]] = await runNode({

@@ -244,7 +244,8 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
  * video beyond its create and download. A page of the job list shows up to a hundred jobs, and a finished
  * job's answer is kept for good, so when this process has asked for jobs it knew nothing of more than
  * `asksBeforeWalk` times in the last minute (an ask: a look for a followed job no look of its watcher has
- * shown yet, and no answer younger than 5 s stands for), its looks walk down the list to them instead — as
+ * shown yet, and no unfinished answer younger than 5 s stands for — counted also when an earlier walk's
+ * known end answers it, so that the walks go on while they serve the asks), its looks walk down the list to them instead — as
  * far as they are (at most MAX_VIEW_PAGES pages; a job the walk did not reach is read by itself) — and the
  * executions that come next find their jobs' ends already known. A walk costs a page per hundred jobs
  * created since its job; it is made only when asks come often, so that its pages serve the asks to come.
@@ -255,7 +256,7 @@ async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise
 export const ASK_WALK = { windowMs: 60_000, asksBeforeWalk: 3, maxKeys: 1_000 };
 
 /**
- * Module state on purpose: per service key, when this process last asked for a job it knew nothing of (the
+ * Module state on purpose: per service key, when this process last asked for a job its watcher had not shown (the
  * rhythm of its executions, which no one of them sees). Bounded: ≤ ASK_WALK.maxKeys keys (least recently
  * used first), each ≤ asksBeforeWalk + 1 times within the last windowMs.
  */
@@ -507,6 +508,13 @@ export class KeyWatcher {
 
 	private async look(): Promise<void> {
 		const { serviceKey } = this.service;
+		// jobs no look of this watcher has shown yet, and no recent unfinished answer stands for: an ask
+		// (ASK_WALK), also when a known end answers it — the asks' rhythm is counted, not who answers them
+		const asked = [...this.jobs.keys()].some((id) => {
+			const answer = reusableAnswer(serviceKey, id);
+			return this.jobs.get(id)?.state === undefined && (!answer || isFinished(answer));
+		});
+		const walk = asked ? noteAsk(serviceKey) : 0;
 		// followed jobs this process already knows ended (e.g. from another execution's walk): no request
 		for (const id of [...this.jobs.keys()]) {
 			const known = reusableAnswer(serviceKey, id);
@@ -525,11 +533,6 @@ export class KeyWatcher {
 			itemIndex: sender.itemIndex,
 			maxWaitSeconds: patience([...this.followers(), ...wishes].map((p) => p.maxWaitSeconds)),
 		};
-		// jobs no look of this watcher has shown yet, and no recent answer stands for: an ask (ASK_WALK)
-		const unknown = ids.some(
-			(id) => this.jobs.get(id)?.state === undefined && !reusableAnswer(serviceKey, id),
-		);
-		const walk = unknown ? noteAsk(serviceKey) : 0;
 		try {
 			let seen: Job[];
 			if (!batch && !forView) {
