@@ -95,6 +95,17 @@ export function floorOfRun({ t0, n, jobMs, limit, windowMs, pollMs }) {
 }
 
 /**
+ * How long from `now` until the next of the key's fixed windows starts (0 on its first millisecond). A run
+ * is triggered then, so that its first request comes a fraction of a second into a whole window: begun in
+ * a window's last second, the floor, whose requests take no time, would spend that window's whole budget
+ * before the executions of the run had even started (a 4-worker run on 3fe0680, begun 0.5 s before a
+ * window's end, read 1.50 × its floor, one window of its 240 s).
+ */
+export function msToWindowStart(now, windowMs) {
+	return (windowMs - (now % windowMs)) % windowMs;
+}
+
+/**
  * The key's fixed windows (aligned as the emulator counts them) from the run's first request to its last:
  * requests in each, and how much of the key's budget the run left unused in the windows it spanned
  * (the last, partial, one left out): { perWindow, full, unused, usedShare }.

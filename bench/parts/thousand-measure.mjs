@@ -24,6 +24,7 @@ import {
 	createdOnce,
 	floorOfRun,
 	memoryOf,
+	msToWindowStart,
 	refereeSplit,
 	requestsByPhase,
 	resumesOf,
@@ -163,6 +164,7 @@ export async function measureRun(ctx, name, settings) {
 		const stackMs = Date.now() - tStack;
 		if (run.hook) await stack.activate(run.workflow); // webhooks; a manual run needs no publishing
 		await pause(SETTLE_MS); // n8n's processes settle after their start (a worker's RSS falls by ~200 MiB)
+		await pause(msToWindowStart(Date.now(), windowMs)); // the trigger at a window's start (see there)
 		const dbAtStart = await databaseSizes(stack.postgres);
 		stack.resetRss();
 		const rssAtStart = stack.currentRss();

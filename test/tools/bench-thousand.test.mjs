@@ -25,6 +25,7 @@ import {
 	byWorkerCount,
 	createdOnce,
 	floorOfRun,
+	msToWindowStart,
 	kindsText,
 	largeFigures,
 	memoryVerdict,
@@ -59,6 +60,22 @@ describe('bench thousand: the floor on the key’s windows', () => {
 		assert.deepEqual(
 			{ creates: atStart.requests.creates, downloads: atStart.requests.downloads },
 			{ creates: 200, downloads: 200 },
+		);
+	});
+
+	it('a run is triggered at the start of one of the key’s windows', () => {
+		assert.equal(msToWindowStart(T0, MIN), 0);
+		assert.equal(msToWindowStart(T0 + 59_486, MIN), 514);
+		assert.equal(msToWindowStart(T0 + 1, MIN), MIN - 1);
+		assert.equal(msToWindowStart(T0 + 3_200, 5_000), 1_800); // the shortened window of items-large
+		// why: begun 0.5 s before a window's end, the floor spends that window's 120 requests at once, a
+		// whole window (60 s) sooner than from the window's start, which no execution started by n8n can
+		const o = { n: 300, jobMs: 90_000, limit: 120, windowMs: MIN, pollMs: 5000 };
+		const lastMoment = floorOfRun({ ...o, t0: T0 + 59_486 });
+		const aligned = floorOfRun({ ...o, t0: T0 + msToWindowStart(T0 + 59_486, MIN) + 59_486 });
+		assert.ok(
+			aligned.floorMs - lastMoment.floorMs >= 55_000,
+			`${aligned.floorMs} ${lastMoment.floorMs}`,
 		);
 	});
 
