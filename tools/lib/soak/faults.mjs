@@ -110,6 +110,8 @@ export async function serviceFaultLoop({ emu, keys, rand, ipLimit, state, log })
 	let round = [];
 	while (!state.stopping) {
 		await pause(rand.int(5000, 20_000));
+		// held while the mid-download fault clears the way for its replace call: the next fault waits
+		while (state.faultsHeld && !state.stopping) await pause(250);
 		if (state.stopping) break;
 		if (!round.length) round = shuffled(SERVICE_FAULTS, rand);
 		const kind = round.shift();

@@ -86,12 +86,21 @@ async function killMidWait(ctx) {
  * download the batch callers make no new call: a replace execution shares key A with every batch execution, and
  * behind a busy stretch of theirs its download came minutes later, after the 180 s this waits (two CI runs of
  * 3fe0680 and of an earlier commit: not done both times, and the load held 130 s longer waiting for it).
+ * Before that, no new service fault is injected until those already armed have been used (by the batch calls,
+ * still running then): once the batch callers are held, the replace call is the only one left to meet a fault
+ * armed for any request (a read answered after the timeout, a 429 storm). In a CI run of 1f834fa the replace
+ * call in flight took about 160 s and then failed, and no download of key B came within the 180 s.
  */
 async function killMidDownload(ctx) {
 	const { stack, emu, keys, state } = ctx;
 	const armed = () =>
 		emu.control.faults().some((f) => f.action === 'delay' && f.keyId === keys.b.keyId);
 	try {
+		state.faultsHeld = true;
+		await waitUntil('the armed service faults used', () => emu.control.faults().length === 0, {
+			timeoutMs: 60_000,
+			everyMs: 300,
+		}).catch(() => undefined); // still armed after a minute: held on anyway
 		for (let tries = 1; tries <= 3; tries++) {
 			emu.control.injectFault({
 				method: 'GET',
@@ -119,6 +128,7 @@ async function killMidDownload(ctx) {
 		throw new Error('no killable worker while a download was held');
 	} finally {
 		state.batchHeld = false;
+		state.faultsHeld = false;
 	}
 }
 

@@ -36,5 +36,11 @@ export function runState() {
 		 * call, so the replace call is not kept behind their work on the shared key A (process-faults.mjs).
 		 */
 		batchHeld: false,
+		/**
+		 * Set while the mid-download fault clears the way for a replace call: no new service fault is injected
+		 * (the schedule waits, it drops none), so no fault armed for any request is left for the replace call
+		 * alone once the batch callers are held (process-faults.mjs).
+		 */
+		faultsHeld: false,
 	};
 }
