@@ -249,12 +249,9 @@ export function noteListLook(
 /**
  * How far back a list look must read for the key's view to have every job it had and every job created
  * since (Reuse Identical Recent Job then sees the key's jobs as a full read would): down to VIEW_OVERLAP_MS
- * before the newest job the view's looks listed. A look that reaches below this createdAt joins the view;
+ * before the newest job the view's looks listed, and to the oldest unfinished job of the view (its state
+ * may have changed; an ended job's never does). A look that reaches below this createdAt joins the view;
  * -Infinity: the view has nothing to join (no look yet, or it was trimmed to nothing), read as far as wanted.
- * A job further down keeps the state its last answer gave: an ended job's never changes, and an unfinished
- * one's matters only when a run would pick it up, which then asks for a look down to it (reuse.ts
- * findAdoptable). So a look while creates go out reads the jobs created since the last one, not all those
- * still running.
  *
  * VIEW_OVERLAP_MS re-reads the last seconds, so a job stamped before it became visible in the list (or
  * stamped by a server whose clock runs a little behind) is still seen. The Trigger's walk keeps 5 minutes
@@ -271,7 +268,11 @@ export function viewFloor(serviceKey: string): number {
 
 function viewFloorOf(view: RecentView): number {
 	if (!(view.reachedBack < view.newestListed)) return -Infinity;
-	const floor = view.newestListed - VIEW_OVERLAP_MS;
+	let floor = view.newestListed - VIEW_OVERLAP_MS;
+	for (const { job } of view.jobs.values()) {
+		if (!isFinished(job) && job.createdAt > view.reachedBack)
+			floor = Math.min(floor, job.createdAt);
+	}
 	return floor > view.reachedBack ? floor : -Infinity;
 }
 

@@ -271,13 +271,7 @@ function lookUpBegan(run: JobRun): number {
 async function recentJobs(
 	ctx: IExecuteFunctions,
 	run: JobRun,
-	wish: {
-		lookBackMs: number;
-		freshAfter: number;
-		reach?: number;
-		itemIndex: number;
-		maxWaitSeconds?: number;
-	},
+	wish: { lookBackMs: number; freshAfter: number; itemIndex: number; maxWaitSeconds?: number },
 ): Promise<Job[]> {
 	const { lookBackMs, ...rest } = wish;
 	const jobs = await recentJobsOf(ctx, { since: now() - lookBackMs, ...rest });
@@ -362,8 +356,8 @@ function pickFrom(
  * (the service replays it: charged once). Otherwise (the look is the only
  * guard, e.g. n8n's Retry of a schedule's run): a list look sent after this node run began, as when each
  * run read the list itself. Either way an unfinished job is picked up only as a list look sent after this
- * run began shows it (a create answer says queued; the job may have failed since): else the next look,
- * made to read down to it (the view's looks stop above older jobs: known.ts viewFloor), decides.
+ * run began shows it (a create answer says queued; the job may have failed since): else the next look
+ * (at most one interval away) decides.
  */
 export async function findAdoptable(
 	ctx: IExecuteFunctions,
@@ -384,20 +378,14 @@ export async function findAdoptable(
 		byIntent ? at - intentViewAgeMs(wish.lookBackMs, at) : began,
 		uncertain,
 	);
-	let recent = await recentJobs(ctx, run, { ...wish, freshAfter });
-	// each candidate at most once more: a look made for it shows its state (unless it is past the pages a
-	// look may read, as a first look would be), and a candidate that failed since gives way to the next
-	const reached = new Set<string>();
-	for (;;) {
-		const candidate = pickFrom(ctx, run, input, recent);
-		if (!candidate || isFinished(candidate)) return candidate;
-		const known = stateOf(serviceKey, candidate.id);
-		if ((known?.listed && known.at >= began) || reached.has(candidate.id)) return candidate;
-		reached.add(candidate.id);
-		// a look sent after its state was learned (e.g. its create answer said queued), down to it
-		const after = Math.max(began, (known?.at ?? began) + 1);
-		recent = await recentJobs(ctx, run, { ...wish, freshAfter: after, reach: candidate.createdAt });
-	}
+	const candidate = pickFrom(ctx, run, input, await recentJobs(ctx, run, { ...wish, freshAfter }));
+	if (!candidate || isFinished(candidate)) return candidate;
+	const known = stateOf(serviceKey, candidate.id);
+	if (known?.listed && known.at >= began) return candidate;
+	// a look sent after its state was learned (e.g. its create answer said queued)
+	const freshAfter2 = Math.max(began, (known?.at ?? began) + 1);
+	const fresh = await recentJobs(ctx, run, { ...wish, freshAfter: freshAfter2 });
+	return pickFrom(ctx, run, input, fresh);
 }
 
 // ---- The jobs an execution used ----

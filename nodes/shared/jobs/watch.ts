@@ -116,12 +116,6 @@ export interface ViewWish {
 	maxWaitSeconds?: number;
 	since: number;
 	freshAfter: number;
-	/**
-	 * A job's createdAt the look must read down to (a job the run would pick up, whose state the view has
-	 * from before the run: the view's looks stop above it, known.ts viewFloor); only a look made with it
-	 * grants the wish.
-	 */
-	reach?: number;
 	settle: (outcome: { jobs: Job[] } | { error: Error }) => void;
 }
 
@@ -178,8 +172,6 @@ export interface LookRequest {
 	followed: ReadonlyMap<string, number | undefined>;
 	/** For the recent-jobs view: read back past this createdAt (up to MAX_VIEW_PAGES). */
 	since?: number;
-	/** For a job a run would pick up: read back past its createdAt too, below the view's floor. */
-	reach?: number;
 	itemIndex: number;
 	maxWaitSeconds?: number;
 	/** Whether a job is still followed when the pages are read (its followers may have left meanwhile). */
@@ -198,17 +190,14 @@ export interface LookRequest {
  * noted for the key's recent-jobs view (noteListLook). Returns the followed jobs it saw.
  */
 async function lookAtList(ctx: IExecuteFunctions, request: LookRequest): Promise<Job[]> {
-	const { followed, since, reach, itemIndex, maxWaitSeconds, stillFollowed } = request;
+	const { followed, since, itemIndex, maxWaitSeconds, stillFollowed } = request;
 	const { serviceKey } = await resolveService(ctx, itemIndex);
 	const unseen = new Set(followed.keys());
 	const seen: Job[] = [];
 	const listed: Job[] = [];
 	const maxFollowPages = Math.max(Math.ceil(followed.size / PAGE_SIZE) + 1, request.walkPages ?? 0);
-	// the view has every job created before this (viewFloor): the pages for it stop there, or past `reach`
-	const floor =
-		since === undefined
-			? -Infinity
-			: Math.min(Math.max(since, viewFloor(serviceKey)), reach ?? Infinity);
+	// the view has every job created before this (viewFloor): the pages for it stop there
+	const floor = since === undefined ? -Infinity : Math.max(since, viewFloor(serviceKey));
 	const sentAt = now();
 	let answeredAt = sentAt;
 	let reachedEnd = false;
@@ -286,8 +275,7 @@ function noteAsk(serviceKey: string): number {
 /**
  * Wishes for the view (reuse.ts) a list look answered: every wish whose `freshAfter` the last list look
  * meets, when it reached back past the wish's `since` — and the wishes it was made for (`asked`) in any
- * case, with what it could read (at most MAX_VIEW_PAGES pages). A wish with a `reach` only by a look made
- * for it. `wishes` is read as it is now (a wish
+ * case, with what it could read (at most MAX_VIEW_PAGES pages). `wishes` is read as it is now (a wish
  * removes itself from its watcher's list as it settles).
  */
 function grantWishes(
@@ -299,7 +287,6 @@ function grantWishes(
 	if (!view) return;
 	for (const wish of [...wishes]) {
 		if (view.freshAt < wish.freshAfter) continue;
-		if (wish.reach !== undefined && !asked.includes(wish)) continue; // a look made without its reach
 		const covered = recentSince(serviceKey, wish.since, wish.freshAfter);
 		if (covered) wish.settle({ jobs: covered });
 		else if (asked.includes(wish)) wish.settle({ jobs: jobsSince(view, wish.since) });
@@ -553,16 +540,8 @@ export class KeyWatcher {
 			} else {
 				const followed = new Map(ids.map((id) => [id, this.jobs.get(id)?.createdAt]));
 				const since = forView ? Math.min(...wishes.map((w) => w.since)) : undefined;
-				const reach = Math.min(...wishes.map((w) => w.reach ?? Infinity));
 				const stillFollowed = (id: string) => this.jobs.has(id);
-				const look = {
-					...request,
-					followed,
-					since,
-					reach: Number.isFinite(reach) ? reach : undefined,
-					stillFollowed,
-					walkPages: walk,
-				};
+				const look = { ...request, followed, since, stillFollowed, walkPages: walk };
 				seen = await lookAtList(sender.ctx, look);
 			}
 			if (ids.length > 0) this.looked = true;
@@ -694,22 +673,14 @@ function stoppedError(ctx: IExecuteFunctions, jobId: string, itemIndex: number):
 /**
  * The key's recent jobs created since `since`, newest first, from a list look sent at or after
  * `freshAfter`: the view at once when it is that fresh, else the watcher's next look (at most one list
- * look per interval for the key, shared with the followers' looks). With `reach`: always a look, made
- * with it (down past that createdAt too).
+ * look per interval for the key, shared with the followers' looks).
  */
 export async function recentJobsOf(
 	ctx: IExecuteFunctions,
-	wish: {
-		since: number;
-		freshAfter: number;
-		reach?: number;
-		itemIndex: number;
-		maxWaitSeconds?: number;
-	},
+	wish: { since: number; freshAfter: number; itemIndex: number; maxWaitSeconds?: number },
 ): Promise<Job[]> {
 	const service = await resolveService(ctx, wish.itemIndex);
-	const ready =
-		wish.reach === undefined && recentSince(service.serviceKey, wish.since, wish.freshAfter);
+	const ready = recentSince(service.serviceKey, wish.since, wish.freshAfter);
 	if (ready) return ready;
 	return await watcherFor(service).want({ ctx, ...wish });
 }
