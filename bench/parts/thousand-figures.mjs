@@ -275,6 +275,23 @@ export function resumesOf(executions, { jobs, side, waitS }) {
 	return { count: late.length, late: stats(late), afterEnd: stats(afterEnd), estimates };
 }
 
+/** Reuse Look-Back of the examples as shipped (the Create node's default): 60 minutes. */
+export const LOOK_BACK_SLOT_MS = 60 * 60_000;
+
+/**
+ * When one of Reuse Identical Recent Job's look-back slots began while the run's creates went out: ms after
+ * the run's first request (`firstRequestAt`, epoch ms), or undefined. The intent's key changes with the slot
+ * (whole multiples of the look-back since the epoch: reuse.ts deriveIntentKey), so in a slot's first minute a
+ * webhook create wants a view of the key's jobs no older than one poll interval (reuse.ts intentViewAgeMs):
+ * each worker then looks every 5 s for a minute, not once. In the 2-worker executions run of 1f834fa that
+ * minute cost about 40 of the run's 84 list pages; whether a run meets it depends on the clock, so the report
+ * says so beside its requests.
+ */
+export function slotBeganDuringCreates(firstRequestAt, lastCreateMs, slotMs = LOOK_BACK_SLOT_MS) {
+	const next = Math.ceil(firstRequestAt / slotMs) * slotMs;
+	return next - firstRequestAt <= lastCreateMs ? next - firstRequestAt : undefined;
+}
+
 /**
  * The run's requests (`trace`: [ms from the first request, route, status, process]) counted by route while
  * the creates went out (up to the last create) and after: { creating, after } ({ route: count }; `list+`

@@ -19,6 +19,7 @@ import {
 	byWorkerCount,
 	largeFigures,
 	runTag,
+	slotBeganDuringCreates,
 	workersText,
 } from './thousand-figures.mjs';
 import { thousandGoals } from './thousand-goals.mjs';
@@ -132,10 +133,27 @@ const counts = (c) =>
 		.map(([route, k]) => `${k} ${route}`)
 		.join(' + ') || '—';
 
+/** Where a look-back slot began while the creates went out (thousand-figures.mjs slotBeganDuringCreates). */
+function slotCell(r) {
+	if (r.side !== 'ours' || r.firstRequestAt === undefined || !r.timeline) return '—';
+	const at = slotBeganDuringCreates(r.firstRequestAt, r.timeline.lastCreate);
+	return at === undefined ? 'no' : `at ${fmtS(at)}`;
+}
+
 function phaseTable(results) {
 	return table(
-		['Run', 'While the creates went out', 'After the last create'],
-		results.map((r) => [runTag(r), counts(r.phases?.creating), counts(r.phases?.after)]),
+		[
+			'Run',
+			'While the creates went out',
+			'After the last create',
+			'A look-back slot began during the creates (its first minute: a look every 5 s per worker)',
+		],
+		results.map((r) => [
+			runTag(r),
+			counts(r.phases?.creating),
+			counts(r.phases?.after),
+			slotCell(r),
+		]),
 	);
 }
 

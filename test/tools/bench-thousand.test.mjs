@@ -28,6 +28,7 @@ import {
 	msToWindowStart,
 	kindsText,
 	largeFigures,
+	LOOK_BACK_SLOT_MS,
 	memoryVerdict,
 	MEMORY_SLACK_BYTES,
 	otherShare,
@@ -35,6 +36,7 @@ import {
 	requestsByPhase,
 	resumesOf,
 	runTag,
+	slotBeganDuringCreates,
 	verifyBucket,
 	windowUse,
 } from '../../bench/parts/thousand-figures.mjs';
@@ -77,6 +79,16 @@ describe('bench thousand: the floor on the key’s windows', () => {
 			aligned.floorMs - lastMoment.floorMs >= 55_000,
 			`${aligned.floorMs} ${lastMoment.floorMs}`,
 		);
+	});
+
+	it('says whether a look-back slot of Reuse Identical Recent Job began while the creates went out', () => {
+		const HOUR = 3_600_000;
+		const hour = 1_795_892_400_000; // a whole hour since the epoch (the 2-worker run of 1f834fa crossed it)
+		assert.equal(LOOK_BACK_SLOT_MS, HOUR);
+		assert.equal(slotBeganDuringCreates(hour - 419_000, 543_000), 419_000);
+		assert.equal(slotBeganDuringCreates(hour - 419_000, 418_999), undefined); // creates over before it
+		assert.equal(slotBeganDuringCreates(hour - 2_879_000, 555_000), undefined);
+		assert.equal(slotBeganDuringCreates(hour, 10_000), 0); // the first request at the slot's start
 	});
 
 	it('a few jobs on a fresh key: the job’s duration and no more', () => {
