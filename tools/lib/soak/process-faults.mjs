@@ -80,56 +80,71 @@ async function killMidWait(ctx) {
 	);
 }
 
+/** How long a download of key B is held (under the node's 60 s timeout), and how long of it a kill is sought. */
+const HOLD_MS = 40_000;
+const KILL_WITHIN_MS = 34_000;
+/** Downloads held in turn until one's execution runs on a killable worker. */
+const DOWNLOAD_TRIES = 5;
+
 /**
- * Hold the next download answer of key B (the replace workflow's Download Output) for 20 s; once held (the
- * fault is used up when the request arrives), kill the worker running that execution. While it waits for the
- * download the batch callers make no new call: a replace execution shares key A with every batch execution, and
- * behind a busy stretch of theirs its download came minutes later, after the 180 s this waits (two CI runs of
- * 3fe0680 and of an earlier commit: not done both times, and the load held 130 s longer waiting for it).
- * Before that, no new service fault is injected until those already armed have been used (by the batch calls,
- * still running then): once the batch callers are held, the replace call is the only one left to meet a fault
- * armed for any request (a read answered after the timeout, a 429 storm). In a CI run of 1f834fa the replace
- * call in flight took about 160 s and then failed, and no download of key B came within the 180 s.
+ * Hold the next download answer of key B (the replace workflow's Download Output) for HOLD_MS; once held (the
+ * fault is used up when the request arrives), kill the worker running that execution, if that worker runs no
+ * trigger-path execution then (killableWorkers). While it waits for the download the batch callers make no new
+ * call: a replace execution shares key A with every batch execution, and behind a busy stretch of theirs its
+ * download came minutes later, after the 180 s this waits (two CI runs of 3fe0680 and of an earlier commit: not
+ * done both times, and the load held 130 s longer waiting for it). Before that, no new service fault is injected
+ * until those already armed have been used (by the batch calls, still running then): once the batch callers are
+ * held, the replace call is the only one left to meet a fault armed for any request (a read answered after the
+ * timeout, a 429 storm; in a CI run of 1f834fa the replace call in flight took about 160 s and then failed).
+ * Both holds end as soon as a download is held, so the soak's service faults and batch calls go on while a
+ * kill is sought. The worker holding a download may be running the trigger path's execution (each minute's
+ * poll, whose downloads on key A can take a minute and more behind the batch calls): then the next download is
+ * held, up to DOWNLOAD_TRIES times (a CI run of 05be84e: three tries of 12 s each found the held download's
+ * worker busy, and the fault, holding every service fault for 103 s, was not done).
  */
 async function killMidDownload(ctx) {
-	const { stack, emu, keys, state } = ctx;
+	const { stack, emu, keys, state, log } = ctx;
 	const armed = () =>
 		emu.control.faults().some((f) => f.action === 'delay' && f.keyId === keys.b.keyId);
-	try {
-		state.faultsHeld = true;
-		await waitUntil('the armed service faults used', () => emu.control.faults().length === 0, {
-			timeoutMs: 60_000,
-			everyMs: 300,
-		}).catch(() => undefined); // still armed after a minute: held on anyway
-		for (let tries = 1; tries <= 3; tries++) {
+	for (let tries = 1; tries <= DOWNLOAD_TRIES; tries++) {
+		try {
+			state.faultsHeld = true;
+			await waitUntil('the armed service faults used', () => emu.control.faults().length === 0, {
+				timeoutMs: 60_000,
+				everyMs: 300,
+			}).catch(() => undefined); // still armed after a minute: held on anyway
 			emu.control.injectFault({
 				method: 'GET',
 				path: /^\/v1\/jobs\/[^/]+\/output$/,
 				keyId: keys.b.keyId,
 				action: 'delay',
-				delayMs: 20_000,
+				delayMs: HOLD_MS,
 			});
 			state.batchHeld = true;
 			await waitUntil('a download held', () => !armed(), { timeoutMs: 180_000, everyMs: 300 });
+		} finally {
 			state.batchHeld = false;
-			const heldAt = Date.now();
-			while (Date.now() - heldAt < 12_000) {
-				const killable = await killableWorkers(ctx);
-				for (const e of await runningOf(stack, WF.replace)) {
-					const w = stack.workerOfExecution(e.id);
-					if (w && killable.includes(w)) {
-						await killAndRestart(ctx, 'SIGKILL a worker mid-download', w);
-						return true;
-					}
-				}
-				await pause(300);
-			}
+			state.faultsHeld = false;
 		}
-		throw new Error('no killable worker while a download was held');
-	} finally {
-		state.batchHeld = false;
-		state.faultsHeld = false;
+		const heldAt = Date.now();
+		const seen = new Set();
+		while (Date.now() - heldAt < KILL_WITHIN_MS) {
+			const killable = await killableWorkers(ctx);
+			for (const e of await runningOf(stack, WF.replace)) {
+				const w = stack.workerOfExecution(e.id);
+				if (w && killable.includes(w)) {
+					await killAndRestart(ctx, 'SIGKILL a worker mid-download', w);
+					return true;
+				}
+				if (w) seen.add(`execution ${e.id} on ${w}`);
+			}
+			await pause(300);
+		}
+		log(
+			`${state.stamp()}  SIGKILL a worker mid-download: try ${tries} of ${DOWNLOAD_TRIES}, no killable worker in ${secs(KILL_WITHIN_MS)} of the held download (replace executions seen running: ${[...seen].join(', ') || 'none'})`,
+		);
 	}
+	throw new Error(`no killable worker while a download was held (${DOWNLOAD_TRIES} tries)`);
 }
 
 async function restartMain({ stack, pollSecond, state, log }) {
