@@ -126,6 +126,11 @@ export function parseArgs(argv, parts, outDefault) {
 		throw new UsageError(
 			`--doc: ${noSection.join(', ')} ha${noSection.length > 1 ? 've' : 's'} no section of its own in docs/benchmarks.md (only ${parts.filter((p) => p.docSection).map((p) => p.name)}); use --only`,
 		);
+	// --out writes the whole report to its file and nothing into docs/: with --doc, one of the two would be ignored
+	if (o.doc && o.out)
+		throw new UsageError(
+			'--doc and --out: --doc writes the parts\' sections into docs/benchmarks.md, --out the report to a file; give one',
+		);
 	const runSpecs = [
 		...RUN_OPTIONS,
 		...parts.filter((p) => o.only.includes(p.name)).flatMap((p) => p.options ?? []),

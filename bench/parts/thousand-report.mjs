@@ -198,7 +198,7 @@ export function largeTable(results) {
 	const rows = large.map((r) => {
 		const f = largeFigures(r);
 		return [
-			`${r.n} items, ${workersText(r.workers)}, window ${fmtS(r.windowMs)}`,
+			`${r.n} items, ${workersText(r.workers)}, window ${fmtS(r.windowMs)}, jobs ${fmtS(r.jobS * 1000)}`,
 			`${fmtS(r.timeline.lastDownload)} / ${fmtS(r.floor.floorMs)} = ${f.downloadRatio.toFixed(2)}`,
 			`${fmtS(r.lastMp4Ms)} = ${f.mp4Ratio.toFixed(2)}`,
 			f.requestsPerVideo.toFixed(2),
@@ -211,7 +211,7 @@ export function largeTable(results) {
 	});
 	const w = [...new Set(large.map((r) => fmtS(r.windowMs)))].join(', ');
 	return [
-		`One execution of ${large.map((r) => r.n).join(', ')} items on one worker (items-large), with the emulator's rate window shortened from the service's minute to ${w} (the key's ${large[0].limit} requests a window), so that it takes minutes, not hours: the ratio to the floor on the same windows is what counts, not the seconds. The last download and the last MP4 are against the floor apart: n8n's S3 node uploads only once the Create node has output every item, in real time that a shortened window does not shorten (at a minute's window the same seconds weigh about ${Math.round(60_000 / large[0].windowMs)} times less). Peak RSS and Postgres per 1,000 items: what the run added (its peak minus its start; the database's size at the end minus at the start) ÷ N × 1,000.`,
+		`One execution of ${large.map((r) => r.n).join(', ')} items on one worker (items-large), with the emulator's rate window shortened from the service's minute to ${w} (the key's ${large[0].limit} requests a window), and its jobs shortened with it, so that it takes minutes, not hours: the ratio to the floor on the same windows is what counts, not the seconds. The last download and the last MP4 are against the floor apart: n8n's S3 node uploads only once the Create node has output every item, in real time that a shortened window does not shorten (at a minute's window the same seconds weigh about ${Math.round(60_000 / large[0].windowMs)} times less). Peak RSS and Postgres per 1,000 items: what the run added (its peak minus its start; the database's size at the end minus at the start) ÷ N × 1,000.`,
 		'',
 		table(
 			[

@@ -107,6 +107,14 @@ export const options = [
 		default: 6000,
 		help: "part 7: the emulator's rate window during the items-large run (shortened: a minute's would take hours)",
 	},
+	// its jobs shortened with its window, or each look during creates meets that many times the running jobs
+	{
+		flags: ['thousand-large-job-s'],
+		key: 'thousandLargeJobS',
+		parse: (v) => (v === 'auto' ? v : Number(v)),
+		default: 'auto',
+		help: "part 7: job duration in seconds of the items-large run (auto: the items shape's, shortened as the window is, at least 2)",
+	},
 	// n8n's own default for `n8n worker`
 	{
 		flags: ['thousand-concurrency'],
@@ -161,6 +169,8 @@ export function check(opt) {
 		throw new UsageError('--thousand-large-jobs: a whole number of prompts, e.g. 10000');
 	if (!(opt.thousandLargeWindowMs >= 1000))
 		throw new UsageError('--thousand-large-window-ms: at least 1000');
+	if (opt.thousandLargeJobS !== 'auto' && !(opt.thousandLargeJobS >= 2))
+		throw new UsageError('--thousand-large-job-s: at least 2');
 	// a folder not there yet is fine: the first session of a part over several has nothing to reuse
 	if (opt.thousandReuse && fs.statSync(opt.thousandReuse, { throwIfNoEntry: false })?.isFile())
 		throw new UsageError(`--thousand-reuse: ${opt.thousandReuse} is a file, not a folder`);
@@ -177,11 +187,12 @@ export function check(opt) {
 export function runPlan(opt) {
 	const step = (name, workers) => {
 		const large = RUNS[name].large;
+		const jobS = RUNS[name].shape === 'executions' ? opt.thousandParkJobS : opt.thousandJobS;
 		return {
 			name,
 			workers,
 			n: large ? opt.thousandLargeJobs : opt.thousandJobs,
-			jobS: RUNS[name].shape === 'executions' ? opt.thousandParkJobS : opt.thousandJobS,
+			jobS: large ? largeJobS(opt) : jobS,
 			windowMs: large ? opt.thousandLargeWindowMs : opt.thousandWindowMs,
 		};
 	};
@@ -193,6 +204,16 @@ export function runPlan(opt) {
 		...runs.filter((r) => RUNS[r].large).map((r) => step(r, 1)),
 	];
 }
+
+/**
+ * The items-large run's job duration in seconds: --thousand-large-job-s, or the items shape's shortened as its
+ * window is (30 s at a minute's window → 3 s at 6 s), at least 2. A shortened window with jobs of full length
+ * would give each look during creates as many times the running jobs to read as the window was shortened.
+ */
+export const largeJobS = (opt) =>
+	opt.thousandLargeJobS === 'auto'
+		? Math.max(2, (opt.thousandJobS * opt.thousandLargeWindowMs) / opt.thousandWindowMs)
+		: opt.thousandLargeJobS;
 
 /** Where a run's record goes under --thousand-dump: a worker count in the name when the part has several. */
 export const dumpName = (step, plan) =>

@@ -559,6 +559,15 @@ describe('bench thousand: worker counts and the items-large run, planned', () =>
 			],
 		);
 		assert.equal(plan[1].jobS, 90, 'the executions shape parks: its own job duration');
+		// items-large's jobs are shortened as its window is (issue 48: with 30 s jobs in a 6 s window each look
+		// during creates met ten times the running jobs, 6.7 pages a look against 2.6 at a minute's window)
+		assert.equal(plan[6].jobS, 3);
+		assert.equal(runPlan(opt(['--thousand-runs=items-large', '--thousand-job-s=20'])).at(-1).jobS, 2);
+		assert.equal(
+			runPlan(opt(['--thousand-runs=items-large', '--thousand-large-job-s=30'])).at(-1).jobS,
+			30,
+		);
+		assert.throws(() => opt(['--thousand-large-job-s=1']), /--thousand-large-job-s: at least 2/);
 		assert.equal(dumpName(plan[2], plan), 'thousand-items-w4.json');
 		// one count: the dump's names as before
 		const one = runPlan(opt(['--thousand-runs=executions']));
@@ -568,6 +577,9 @@ describe('bench thousand: worker counts and the items-large run, planned', () =>
 			/--thousand-workers: whole numbers of at least 2/,
 		);
 		assert.throws(() => opt(['--thousand-large-window-ms=10']), /--thousand-large-window-ms/);
+		// --out wrote only its file and --doc was ignored: a documented run that left docs/ as they were
+		assert.throws(() => opt(['--doc', '--out=/tmp/report.md']), /--doc and --out: .* give one/);
+		assert.equal(opt(['--doc']).doc, true);
 	});
 
 	it('the documented run’s command names the options it changed', () => {
@@ -663,6 +675,7 @@ function largeRecord(over = {}) {
 		workers: 1,
 		n,
 		windowMs: 6000,
+		jobS: 3,
 		t0: T0,
 		endAt: T0 + 1_200_000,
 		ratio: 1.1,
@@ -691,12 +704,12 @@ describe('bench thousand: the items-large run', () => {
 		assert.deepEqual(f.rssPer1000, { worker: 50 * MiB, main: 2 * MiB });
 		assert.equal(f.postgresPer1000, 20 * MiB);
 		const text = largeTable([record(), largeRecord()]).replace(/ +/g, ' ');
-		assert.match(text, /shortened from the service's minute to 6\.0 s/);
+		assert.match(text, /shortened from the service's minute to 6\.0 s .*, and its jobs shortened with it/);
 		assert.match(text, /the ratio to the floor on the same windows is what counts/);
 		assert.match(text, /a shortened window does not shorten/);
 		assert.match(
 			text,
-			/\| 10000 items, 1 worker, window 6\.0 s \| 1020\.0 s \/ 1000\.0 s = 1\.02 \| 1100\.0 s = 1\.10 \| 2\.03 \| 50\.0 MiB; 2\.0 MiB \| 20\.0 MiB /,
+			/\| 10000 items, 1 worker, window 6\.0 s, jobs 3\.0 s \| 1020\.0 s \/ 1000\.0 s = 1\.02 \| 1100\.0 s = 1\.10 \| 2\.03 \| 50\.0 MiB; 2\.0 MiB \| 20\.0 MiB /,
 		);
 		assert.equal(largeTable([record()]), undefined);
 	});
@@ -871,7 +884,7 @@ describe('bench thousand: the docs/scale.md block with worker counts and the lar
 		const text = scaleBlock(runs, { n: 100, command });
 		assert.match(text, /\| One execution \(4 workers\) \|/);
 		assert.match(text, /By worker count:\n\n\| Run +\| Workers \|/);
-		assert.match(text, /\| 10000 items, 1 worker, window 6\.0 s \|/);
+		assert.match(text, /\| 10000 items, 1 worker, window 6\.0 s, jobs 3\.0 s \|/);
 		assert.doesNotMatch(text, /\| items-large .*\(1 worker\)/, 'the large run only in its table');
 	});
 });
