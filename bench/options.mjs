@@ -129,7 +129,7 @@ export function parseArgs(argv, parts, outDefault) {
 	// --out writes the whole report to its file and nothing into docs/: with --doc, one of the two would be ignored
 	if (o.doc && o.out)
 		throw new UsageError(
-			'--doc and --out: --doc writes the parts\' sections into docs/benchmarks.md, --out the report to a file; give one',
+			"--doc and --out: --doc writes the parts' sections into docs/benchmarks.md, --out the report to a file; give one",
 		);
 	const runSpecs = [
 		...RUN_OPTIONS,

@@ -562,7 +562,10 @@ describe('bench thousand: worker counts and the items-large run, planned', () =>
 		// items-large's jobs are shortened as its window is (issue 48: with 30 s jobs in a 6 s window each look
 		// during creates met ten times the running jobs, 6.7 pages a look against 2.6 at a minute's window)
 		assert.equal(plan[6].jobS, 3);
-		assert.equal(runPlan(opt(['--thousand-runs=items-large', '--thousand-job-s=20'])).at(-1).jobS, 2);
+		assert.equal(
+			runPlan(opt(['--thousand-runs=items-large', '--thousand-job-s=20'])).at(-1).jobS,
+			2,
+		);
 		assert.equal(
 			runPlan(opt(['--thousand-runs=items-large', '--thousand-large-job-s=30'])).at(-1).jobS,
 			30,
@@ -704,7 +707,10 @@ describe('bench thousand: the items-large run', () => {
 		assert.deepEqual(f.rssPer1000, { worker: 50 * MiB, main: 2 * MiB });
 		assert.equal(f.postgresPer1000, 20 * MiB);
 		const text = largeTable([record(), largeRecord()]).replace(/ +/g, ' ');
-		assert.match(text, /shortened from the service's minute to 6\.0 s .*, and its jobs shortened with it/);
+		assert.match(
+			text,
+			/shortened from the service's minute to 6\.0 s .*, and its jobs shortened with it/,
+		);
 		assert.match(text, /the ratio to the floor on the same windows is what counts/);
 		assert.match(text, /a shortened window does not shorten/);
 		assert.match(
