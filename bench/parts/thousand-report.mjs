@@ -278,7 +278,7 @@ export function emitThousand(ctx, all, meta) {
 	emit(partRunNote(meta, opt));
 	emit();
 	// runs taken from the records of earlier sessions (--thousand-reuse): which, from when, at which commit
-	const sessions = sessionsText(all, { sources: meta.sources });
+	const sessions = sessionsText(all, { sources: meta.sources, baseSources: meta.baseSources });
 	if (sessions) {
 		emit(`${sessions} The date, load averages and time of the line above are this session's.`);
 		emit();

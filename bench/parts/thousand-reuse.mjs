@@ -3,11 +3,14 @@
 // package's sources, the commit, when), and --thousand-reuse=DIR takes such a record instead of running the
 // run again when both match this session's (thousand.mjs runSteps). A record that failed, or of other settings
 // or other sources, is never taken. The section then says which runs came from which session and commit.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { hashFiles } from '../../tools/lib/pack.mjs';
 import { REPO } from '../../tools/lib/repo.mjs';
+import { PUBLISH_EXAMPLE } from '../../tools/lib/s3.mjs';
 import { runTag } from './thousand-figures.mjs';
 import { EXAMPLES_USED } from './thousand-workflows.mjs';
 
@@ -28,13 +31,47 @@ export const SOURCE_INPUTS = [
 /** sha256 (16 hex digits) of SOURCE_INPUTS under `root`, as tools/lib/pack.mjs keys its pack cache. */
 export const sourcesHash = (root = REPO) => hashFiles(SOURCE_INPUTS, root);
 
+/**
+ * What a run of n8n's own nodes (side `base`: items-base, executions-base) is made from of this repo: the S3
+ * node of the publish example, which it uploads with. It runs none of the package's nodes, so a change to the
+ * package leaves its record standing (about 1.5 hours of runs at 2, 4 and 8 workers).
+ */
+export const BASE_INPUTS = [`examples/${PUBLISH_EXAMPLE}`];
+
+/** sha256 (16 hex digits) of BASE_INPUTS under `root`. */
+export const baseSourcesHash = (root = REPO) => hashFiles(BASE_INPUTS, root);
+
+/**
+ * baseSourcesHash of the repo `root` at `commit` (from git, the work tree untouched), for a record written
+ * before records carried it; undefined when the commit is not in the clone.
+ */
+export function baseSourcesAt(commit, root = REPO) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-base-sources-'));
+	try {
+		for (const rel of BASE_INPUTS) {
+			const text = execFileSync('git', ['-C', root, 'show', `${commit}:${rel}`], {
+				stdio: ['ignore', 'pipe', 'ignore'],
+			});
+			fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+			fs.writeFileSync(path.join(dir, rel), text);
+		}
+		return hashFiles(BASE_INPUTS, dir);
+	} catch {
+		return undefined;
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+}
+
 const shown = (v) => (v === undefined ? 'none' : JSON.stringify(v));
 
 /**
- * Why `record` may not stand for a run of `settings` on sources `sources`, or undefined when it may: it failed,
- * it carries no provenance (written before --thousand-reuse), a setting differs, or the sources do.
+ * Why `record` may not stand for a run of `settings`, or undefined when it may: it failed, it carries no
+ * provenance (written before --thousand-reuse), a setting differs, or what the run is made from does — for a
+ * run of ours the package's sources (`sources`), for a run of n8n's own nodes (`base`) BASE_INPUTS
+ * (`baseSources`; a record written before it carried them: BASE_INPUTS at its commit, from git).
  */
-export function whyNotReused(record, { settings, sources }) {
+export function whyNotReused(record, { settings, sources, baseSources, base = false }) {
 	if (record.failed) return `it failed (${record.failed})`;
 	const p = record.provenance;
 	if (!p?.settings || !p.sources) return 'it carries no settings and sources hash';
@@ -42,6 +79,14 @@ export function whyNotReused(record, { settings, sources }) {
 	const differ = keys.filter((k) => shown(settings[k]) !== shown(p.settings[k]));
 	if (differ.length)
 		return `other settings (${differ.map((k) => `${k} ${shown(p.settings[k])} there, ${shown(settings[k])} here`).join('; ')})`;
+	if (base) {
+		const there = p.baseSources ?? baseSourcesAt(p.commit);
+		if (there === undefined)
+			return `its commit ${p.commit} is not in this clone, so what it ran of ${BASE_INPUTS.join(', ')} is unknown`;
+		if (there !== baseSources)
+			return `other ${BASE_INPUTS.join(', ')} (${there} there, ${baseSources} here)`;
+		return undefined;
+	}
 	if (p.sources !== sources) return `other package sources (${p.sources} there, ${sources} here)`;
 	return undefined;
 }
@@ -81,7 +126,7 @@ export function writeRecord(dir, name, record) {
  * The section's sentence on where its runs come from, when some were reused (`all`: the part's records, a
  * reused one with `reused`, each with its `provenance`); undefined when every run was measured in this session.
  */
-export function sessionsText(all, { sources }) {
+export function sessionsText(all, { sources, baseSources }) {
 	if (!all.some((r) => r.reused)) return undefined;
 	const sessions = new Map();
 	for (const r of all) {
@@ -95,5 +140,9 @@ export function sessionsText(all, { sources }) {
 		(s) =>
 			`${s.runs.map(runTag).join(', ')} ${s.runs[0].reused ? 'reused, measured' : 'measured in this session'} from ${s.session} at commit ${s.commit}`,
 	);
-	return `Measured over ${list.length} session${list.length > 1 ? 's' : ''} (\`--thousand-reuse\`: a run whose record from an earlier session has the same settings and package sources is not run again): ${said.join('; ')}. Every run on the same package sources (sha256 ${sources} of ${SOURCE_INPUTS.join(', ')}).`;
+	const bases = all.some((r) => r.side === 'base')
+		? ` n8n's own nodes run none of the package's, so theirs stand as long as ${BASE_INPUTS.join(', ')} is the same (sha256 ${baseSources}).`
+		: '';
+	const ours = bases ? 'Every run of ours' : 'Every run';
+	return `Measured over ${list.length} session${list.length > 1 ? 's' : ''} (\`--thousand-reuse\`: a run whose record from an earlier session has the same settings and package sources is not run again): ${said.join('; ')}. ${ours} on the same package sources (sha256 ${sources} of ${SOURCE_INPUTS.join(', ')}).${bases}`;
 }

@@ -24,7 +24,7 @@ import { anyValue, names, numbers } from '../options.mjs';
 import { commitOf, loadAverage } from '../setup.mjs';
 import { measureRun } from './thousand-measure.mjs';
 import { DOCUMENTED_JOBS, SCALE_BLOCK, SCALE_DOC, emitThousand } from './thousand-report.mjs';
-import { reusable, sourcesHash, writeRecord } from './thousand-reuse.mjs';
+import { baseSourcesHash, reusable, sourcesHash, writeRecord } from './thousand-reuse.mjs';
 import { RUNS } from './thousand-workflows.mjs';
 
 export const name = 'thousand';
@@ -148,7 +148,7 @@ export const options = [
 		parse: (v) => path.resolve(v),
 		fullIf: anyValue,
 		value: 'DIR',
-		help: "part 7: a run whose record in DIR (of --thousand-dump) has this run's settings and package sources and did not fail is taken from there, not run again (with --thousand-dump=DIR: a long part over several sessions)",
+		help: "part 7: a run whose record in DIR (of --thousand-dump) has this run's settings and package sources (a run of n8n's own nodes: the publish example) and did not fail is taken from there, not run again (with --thousand-dump=DIR: a long part over several sessions)",
 	},
 ];
 
@@ -246,14 +246,19 @@ export const stepSettings = (step, opt) => ({
  * one only into another folder than it came from). Returns the records in the plan's order, a reused one
  * with `reused` (its file).
  */
-export async function runSteps({ opt, plan, log, measure, sources, commit, session }) {
+export async function runSteps({ opt, plan, log, measure, sources, baseSources, commit, session }) {
 	const results = [];
 	for (const step of plan) {
 		const file = dumpName(step, plan);
 		const settings = stepSettings(step, opt);
 		const tag = `${step.name} (${step.workers} workers)`;
 		const found = opt.thousandReuse
-			? reusable(path.join(opt.thousandReuse, file), { settings, sources })
+			? reusable(path.join(opt.thousandReuse, file), {
+					settings,
+					sources,
+					baseSources,
+					base: RUNS[step.name].side === 'base',
+				})
 			: {};
 		if (found.record) {
 			const from = path.join(opt.thousandReuse, file);
@@ -272,7 +277,10 @@ export async function runSteps({ opt, plan, log, measure, sources, commit, sessi
 			log(`  ${tag} failed: ${error.stack ?? error}`);
 			return { ...step, ...RUNS[step.name], failed: String(error.message).split('\n')[0] };
 		});
-		const record = { ...r, provenance: { settings, sources, commit, session, measuredAt } };
+		const record = {
+			...r,
+			provenance: { settings, sources, baseSources, commit, session, measuredAt },
+		};
 		results.push(record);
 		if (opt.thousandDump) writeRecord(opt.thousandDump, file, record);
 	}
@@ -285,7 +293,7 @@ export async function runSteps({ opt, plan, log, measure, sources, commit, sessi
  * when it runs.
  */
 export function prepare() {
-	return { sources: sourcesHash(), commit: commitOf(REPO) };
+	return { sources: sourcesHash(), baseSources: baseSourcesHash(), commit: commitOf(REPO) };
 }
 
 export async function run(ctx, prepared) {
@@ -313,6 +321,7 @@ export async function run(ctx, prepared) {
 			plan,
 			log,
 			sources: prepared.sources,
+			baseSources: prepared.baseSources,
 			commit: prepared.commit,
 			session: new Date(t0).toISOString(),
 			measure: async (step) => {
@@ -332,5 +341,9 @@ export async function run(ctx, prepared) {
 		emu.control.setSettings({ rateWindowMs: settingsBefore.rateWindowMs });
 		emu.control.setJobTiming({ queuedMs: 1000, runningMs: 2000 }); // the bench's default
 	}
-	emitThousand(ctx, results, { ...meta, sources: prepared.sources });
+	emitThousand(ctx, results, {
+		...meta,
+		sources: prepared.sources,
+		baseSources: prepared.baseSources,
+	});
 }

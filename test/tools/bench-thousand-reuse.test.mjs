@@ -4,6 +4,7 @@
 // would put another package's or another setting's figures into the docs under this one's name — and the
 // section then says which runs came from which session and commit. The runs here are stubs: no n8n.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,16 @@ import { after, describe, it } from 'node:test';
 import { parseArgs } from '../../bench/options.mjs';
 import { runSteps, stepSettings, options as thousandOptions } from '../../bench/parts/thousand.mjs';
 import { emitThousand, scaleBlock } from '../../bench/parts/thousand-report.mjs';
-import { SOURCE_INPUTS, sourcesHash } from '../../bench/parts/thousand-reuse.mjs';
+import {
+	BASE_INPUTS,
+	SOURCE_INPUTS,
+	baseSourcesAt,
+	baseSourcesHash,
+	sessionsText,
+	sourcesHash,
+	whyNotReused,
+} from '../../bench/parts/thousand-reuse.mjs';
+import { REPO } from '../../tools/lib/repo.mjs';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-thousand-reuse-'));
 after(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -162,6 +172,105 @@ describe('bench thousand over sessions: a record is not reused', () => {
 			/not reused from .*thousand-executions\.json: it failed \(the stack did not start\)/,
 		);
 		assert.equal(two.results[0].marker, 'first');
+	});
+});
+
+describe('bench thousand over sessions: a run of n8n’s own nodes stands across changes of the package', () => {
+	// a base run runs none of the package's nodes, and its six runs at 2, 4 and 8 workers take about 1.5 hours:
+	// a package change must not make them stale; the publish example's S3 node, which it runs, still must
+	const opt = (dir) =>
+		optOf({ thousandRuns: ['items', 'items-base'], thousandReuse: dir, thousandDump: dir });
+	const OTHER_PACKAGE = { ...SECOND, sources: 'bbbb2222bbbb2222' };
+
+	it('the package changed: ours measured again, the base reused; the publish example changed: the base too', async () => {
+		const dir = freshDir();
+		await session(opt(dir), { ...FIRST, baseSources: 'base0000base0000' }, { marker: 'first' });
+		const two = await session(
+			opt(dir),
+			{ ...OTHER_PACKAGE, baseSources: 'base0000base0000' },
+			{ marker: 'second' },
+		);
+		assert.deepEqual(two.measured, ['items']);
+		const said = sessionsText(
+			two.results.map((r, k) => ({ ...r, side: k ? 'base' : 'ours' })),
+			{ sources: 'bbbb2222bbbb2222', baseSources: 'base0000base0000' },
+		);
+		assert.match(
+			said,
+			/\. Every run of ours on the same package sources \(sha256 bbbb2222bbbb2222 of [^)]*\)\. n8n's own nodes run none of the package's, so theirs stand as long as examples\/publish-to-s3\.json is the same \(sha256 base0000base0000\)\.$/,
+		);
+		assert.deepEqual(
+			two.results.map((r) => [r.name, r.marker]),
+			[
+				['items', 'second'],
+				['items-base', 'first'],
+			],
+		);
+		const three = await session(
+			opt(dir),
+			{ ...OTHER_PACKAGE, baseSources: 'base1111base1111' },
+			{ marker: 'third' },
+		);
+		assert.deepEqual(three.measured, ['items-base']);
+		assert.match(
+			three.logs[1],
+			/not reused from .*thousand-items-base\.json: other examples\/publish-to-s3\.json \(base0000base0000 there, base1111base1111 here\)/,
+		);
+	});
+
+	it('a record written before records carried it: the publish example at the record’s commit, from git', () => {
+		const head = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], {
+			encoding: 'utf8',
+		}).trim();
+		const record = (commit) => ({
+			provenance: { settings: { name: 'items-base' }, sources: 'aaaa1111aaaa1111', commit },
+		});
+		const expected = (baseSources) => ({
+			settings: { name: 'items-base' },
+			sources: 'bbbb2222bbbb2222',
+			baseSources,
+			base: true,
+		});
+		const atHead = baseSourcesAt(head);
+		assert.match(atHead, /^[0-9a-f]{16}$/);
+		assert.equal(whyNotReused(record(head), expected(atHead)), undefined);
+		assert.match(
+			whyNotReused(record(head), expected('base1111base1111')),
+			/^other examples\/publish-to-s3\.json \([0-9a-f]{16} there, base1111base1111 here\)$/,
+		);
+		assert.match(
+			whyNotReused(record('0000000'), expected(atHead)),
+			/^its commit 0000000 is not in this clone/,
+		);
+		// a run of ours is still judged by the package's sources
+		assert.match(
+			whyNotReused(record(head), { ...expected(atHead), base: false }),
+			/^other package sources/,
+		);
+	});
+
+	it('baseSourcesAt hashes the file as it was at that commit, not as the work tree has it', () => {
+		const root = freshDir();
+		const rel = BASE_INPUTS[0];
+		const git = (...args) =>
+			execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+				encoding: 'utf8',
+			}).trim();
+		const put = (dir, text) => {
+			fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+			fs.writeFileSync(path.join(dir, rel), text);
+		};
+		fs.mkdirSync(root);
+		git('init', '-q');
+		put(root, 'v1');
+		git('add', '.');
+		git('commit', '-qm', 'v1');
+		const v1 = git('rev-parse', 'HEAD');
+		put(root, 'v2');
+		const asV1 = freshDir();
+		put(asV1, 'v1');
+		assert.equal(baseSourcesAt(v1, root), baseSourcesHash(asV1));
+		assert.notEqual(baseSourcesAt(v1, root), baseSourcesHash(root), 'the work tree is v2');
 	});
 });
 
