@@ -280,7 +280,11 @@ export function emitThousand(ctx, all, meta) {
 	// runs taken from the records of earlier sessions (--thousand-reuse): which, from when, at which commit
 	const sessions = sessionsText(all, { sources: meta.sources, baseSources: meta.baseSources });
 	if (sessions) {
-		emit(`${sessions} The date, load averages and time of the line above are this session's.`);
+		emit(
+			all.every((r) => r.reused)
+				? `${sessions} No run was measured in this session: the line above (its date, load averages and the part's time) is this render's of the records.`
+				: `${sessions} The date, load averages and time of the line above are this session's.`,
+		);
 		emit();
 	}
 	const w =

@@ -438,6 +438,12 @@ describe('bench thousand over sessions: the section says where its runs come fro
 			text,
 			/Measured over 1 session \(.*\): items, 2 workers, executions, 2 workers reused, measured from 2026-11-28T10:00:00\.000Z at commit abc1234\./,
 		);
+		// the run note's "the part took 0.1 s" and this session's load were read as a measurement's
+		assert.match(
+			text,
+			/ No run was measured in this session: the line above \(its date, load averages and the part's time\) is this render's of the records\./,
+		);
+		assert.doesNotMatch(text, /are this session's/);
 	});
 
 	it('nothing reused: nothing said, as before', () => {
