@@ -281,11 +281,12 @@ export const LOOK_BACK_SLOT_MS = 60 * 60_000;
 /**
  * When one of Reuse Identical Recent Job's look-back slots began while the run's creates went out: ms after
  * the run's first request (`firstRequestAt`, epoch ms), or undefined. The intent's key changes with the slot
- * (whole multiples of the look-back since the epoch: reuse.ts deriveIntentKey), so in a slot's first minute a
- * webhook create wants a view of the key's jobs no older than one poll interval (reuse.ts intentViewAgeMs):
- * each worker then looks every 5 s for a minute, not once. In the 2-worker executions run of 1f834fa that
- * minute cost about 40 of the run's 84 list pages; whether a run meets it depends on the clock, so the report
- * says so beside its requests.
+ * (whole multiples of the look-back since the epoch: reuse.ts deriveIntentKey). Up to the package sources
+ * dadbca40c176e7f4, in a slot's first minute every webhook create wanted a view of the key's jobs no older than
+ * one poll interval: each worker looked every 5 s for a minute, not once (in the 2-worker executions run of
+ * 1f834fa about 40 of the run's 84 list pages). Since, only a run started in that minute wants a view read
+ * after the slot began (reuse.ts intentFreshAfter), and a run's executions all start at its first request.
+ * Whether a run meets a slot's start depends on the clock, so the report says so beside its requests.
  */
 export function slotBeganDuringCreates(firstRequestAt, lastCreateMs, slotMs = LOOK_BACK_SLOT_MS) {
 	const next = Math.ceil(firstRequestAt / slotMs) * slotMs;

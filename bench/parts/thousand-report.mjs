@@ -146,7 +146,7 @@ function phaseTable(results) {
 			'Run',
 			'While the creates went out',
 			'After the last create',
-			'A look-back slot began during the creates (its first minute: a look every 5 s per worker)',
+			'A look-back slot began during the creates',
 		],
 		results.map((r) => [
 			runTag(r),

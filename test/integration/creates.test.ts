@@ -88,8 +88,8 @@ describe('creates without extra reads', () => {
 	});
 
 	it('webhook creates arriving over 3 minutes (a catalogue sent as webhook calls): the recent-jobs list at most once a minute', async () => {
-		// past the look-back slot's first minute (the test clock starts on the hour), where the view is one
-		// poll interval old at most (the next describe's slot-end test)
+		// a minute into the look-back slot (the test clock starts on the hour): every look below is read after
+		// the slot began, as a view must be (the next describe's slot-end tests)
 		await env.clock.clock.sleep(60_000);
 		const started = env.clock.clock.now();
 		const calls: Array<Promise<INodeExecutionData>> = [];
@@ -183,7 +183,7 @@ describe('money safety with the shared recent-jobs view', () => {
 	});
 
 	it('a webhook called again after its job failed, on a worker whose view is older than the job: the replay names the failed job, then a new job under the next key, charged once', async () => {
-		await env.clock.clock.sleep(60_000); // past the slot's first minute (see the slot-end test below)
+		await env.clock.clock.sleep(60_000); // a minute into the slot (see the slot-end tests below)
 		// this worker's view is fresh enough (a minute): it looked a moment ago, before the first call's job
 		await create({ executionId: 'w1', parameters: { prompt: 'something else' } });
 		const otherWorker = env.emu.control.createKey().secret;
@@ -209,8 +209,10 @@ describe('money safety with the shared recent-jobs view', () => {
 		expect(reserves).toHaveLength(3);
 	});
 
-	it("a webhook called again across the look-back slot's end, 20 s after the first call's create: the view is one interval old in the slot's first minute, and the first call's job is picked up", async () => {
+	it("a webhook called again across the look-back slot's end, 20 s after the first call's create: a view read before the slot began does not serve, and the first call's job is picked up", async () => {
 		// the calls' keys differ (each from its start's slot of 60 minutes): only the look guards the repeat
+		// (its title said "the view is one interval old in the slot's first minute" up to issue 48: the rule is
+		// now a view read after the repeat's slot began, which this one's 40 s old view was not)
 		await env.clock.clock.sleep(59 * 60_000 + 30_000); // 12:59:30
 		await create({ executionId: 'w1', parameters: { prompt: 'something else' } }); // this worker's view
 		const otherWorker = env.emu.control.createKey().secret;
@@ -231,6 +233,47 @@ describe('money safety with the shared recent-jobs view', () => {
 		expect(posts()).toBe(2); // w1's and the first call's
 		const reserves = env.emu.control.ledger().entries.filter((e) => e.kind === 'reserve');
 		expect(reserves).toHaveLength(2);
+	});
+
+	it("a catalogue's webhook calls started before the slot's end and still creating after it: a view up to a minute old serves them (their key is of the slot before), no look every poll interval", async () => {
+		// issue 48: a thousand webhook calls started at once create for 9 minutes; an hour's end among them
+		// cost each worker a look every 5 s for a minute (about 40 list pages on 2 workers)
+		await env.clock.clock.sleep(59 * 60_000 + 30_000); // 12:59:30
+		await create({
+			executionId: 'w1',
+			parameters: { prompt: 'something else' },
+			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
+		}); // this worker's view, read at 12:59:30
+		const startedAt = env.clock.clock.now() + 10_000; // 12:59:40: slot 12's key
+		await env.clock.clock.sleep(50_000); // 13:00:20: a new slot, the view 50 s old
+		const looksBefore = listLooks().length;
+		for (let n = 0; n < 3; n++) {
+			await create({
+				executionId: `e${n}`,
+				parameters: { prompt: `row ${n}` },
+				runExecutionData: startedBy('webhook', startedAt, 'n8n-nodes-base.webhook'),
+			});
+			await env.clock.clock.sleep(5_000);
+		}
+		expect(listLooks().length).toBe(looksBefore);
+		expect(posts()).toBe(4);
+	});
+
+	it("an execution started in the slot's first minute takes a view read after the slot began, not one a poll interval old", async () => {
+		await env.clock.clock.sleep(60 * 60_000 + 2_000); // 13:00:02
+		await create({
+			executionId: 'w1',
+			parameters: { prompt: 'something else' },
+			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
+		}); // this worker's view, read after the slot began
+		await env.clock.clock.sleep(28_000); // 13:00:30
+		const looksBefore = listLooks().length;
+		await create({
+			executionId: 'e1',
+			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
+		});
+		expect(listLooks().length).toBe(looksBefore);
+		expect(posts()).toBe(2);
 	});
 
 	it("a run guarded by the look alone (n8n's Retry of a schedule's run) takes a look sent after it began", async () => {

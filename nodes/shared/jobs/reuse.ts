@@ -12,7 +12,7 @@ import { runsAsTool } from '../router';
 import { PAGE_SIZE } from '../service/client';
 import { now, resolveService } from '../service/service';
 import type { Job } from './job';
-import { MIN_POLL_MS, isFinished } from './job';
+import { isFinished } from './job';
 import { stateOf, uncertainCreateAt } from './known';
 import type { JobRun } from './run';
 import { MAX_VIEW_PAGES, recentJobsOf } from './watch';
@@ -144,6 +144,16 @@ export interface IntentParts {
 }
 
 /**
+ * The look-back slot an intent's key is derived from: that of the run's root start (n8n 2.x), or of
+ * `clockNow` (older n8n). Slot n runs from n × lookBackMs.
+ */
+function intentSlot(ctx: IExecuteFunctions, lookBackMs: number, clockNow: number): number {
+	const started = executionContextOf(ctx)?.establishedAt;
+	const at = typeof started === 'number' ? started : clockNow;
+	return Math.floor(at / Math.max(1, lookBackMs));
+}
+
+/**
  * One key per intent across executions, for runs that treat a recent job of the same input as theirs
  * (a webhook called again while its first execution still runs, on another worker): both executions
  * derive the same key before either has created, so the service replays the second create instead of
@@ -162,12 +172,10 @@ export function deriveIntentKey(
 	clockNow: number,
 ): string {
 	const node = ctx.getNode();
-	const started = executionContextOf(ctx)?.establishedAt;
-	const at = typeof started === 'number' ? started : clockNow;
 	const material = [
 		ctx.getWorkflow().id ?? '',
 		'intent',
-		String(Math.floor(at / Math.max(1, parts.lookBackMs))),
+		String(intentSlot(ctx, parts.lookBackMs, clockNow)),
 		node.id ?? node.name,
 		purpose,
 		canonicalJson(body),
@@ -286,18 +294,22 @@ async function recentJobs(
  * leads to the intent's next key, as a fresh look would: createJob), or by another intent. So the look a
  * catalogue sent as webhook calls pays is one per minute per worker, not one per poll interval.
  *
- * Except in the first INTENT_VIEW_AGE_MS of a look-back slot (intentViewAgeMs): a call repeated across a
- * slot's end derives another key than the first call, so only the look guards it, and a view from before
- * the slot's end could miss the first call's job. There the view is one poll interval old at most, as for
- * every run before; after that first minute a view up to a minute old was read after the slot's end, so
- * what it misses of the previous slot is a job whose create came after the slot's end.
+ * And never a view read before the slot its key comes from began (intentFreshAfter): a call repeated across
+ * a slot's end derives another key than the first call, so only the look guards it, and a view from before
+ * the slot's end could miss the first call's job. A view read after the slot's end has every job created
+ * before it; what it misses of the previous slot is a job whose create came after the slot's end, as a view
+ * a minute old misses anywhere in the slot. A run whose key comes from the slot before (its execution
+ * started before the end: a catalogue's webhook calls still creating) takes a view a minute old there too.
  */
 export const INTENT_VIEW_AGE_MS = 60_000;
 
-/** How old a view an intent-keyed run may take now (see INTENT_VIEW_AGE_MS). */
-export function intentViewAgeMs(lookBackMs: number, at: number): number {
-	const intoSlot = at - Math.floor(at / Math.max(1, lookBackMs)) * Math.max(1, lookBackMs);
-	return intoSlot >= INTENT_VIEW_AGE_MS ? INTENT_VIEW_AGE_MS : MIN_POLL_MS;
+/**
+ * The oldest list look an intent-keyed run may take the view from at `at` (see INTENT_VIEW_AGE_MS): a minute
+ * before, and not before its key's slot began (nor after `at`).
+ */
+export function intentFreshAfter(ctx: IExecuteFunctions, lookBackMs: number, at: number): number {
+	const slotStart = intentSlot(ctx, lookBackMs, at) * Math.max(1, lookBackMs);
+	return Math.min(at, Math.max(at - INTENT_VIEW_AGE_MS, slotStart));
 }
 
 /** Failed jobs of exactly this input among those the look-back read (findAdoptable reads them). */
@@ -375,7 +387,7 @@ export async function findAdoptable(
 	const uncertain = uncertainCreateAt(serviceKey) + 1;
 	const at = now();
 	const freshAfter = Math.max(
-		byIntent ? at - intentViewAgeMs(wish.lookBackMs, at) : began,
+		byIntent ? intentFreshAfter(ctx, wish.lookBackMs, at) : began,
 		uncertain,
 	);
 	const candidate = pickFrom(ctx, run, input, await recentJobs(ctx, run, { ...wish, freshAfter }));
