@@ -235,15 +235,19 @@ describe('money safety with the shared recent-jobs view', () => {
 		expect(reserves).toHaveLength(2);
 	});
 
+	/** A webhook's create of another input now: this worker's view is read now. */
+	const webhookLookNow = () =>
+		create({
+			executionId: 'w1',
+			parameters: { prompt: 'something else' },
+			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
+		});
+
 	it("a catalogue's webhook calls started before the slot's end and still creating after it: a view up to a minute old serves them (their key is of the slot before), no look every poll interval", async () => {
 		// issue 48: a thousand webhook calls started at once create for 9 minutes; an hour's end among them
 		// cost each worker a look every 5 s for a minute (about 40 list pages on 2 workers)
 		await env.clock.clock.sleep(59 * 60_000 + 30_000); // 12:59:30
-		await create({
-			executionId: 'w1',
-			parameters: { prompt: 'something else' },
-			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
-		}); // this worker's view, read at 12:59:30
+		await webhookLookNow(); // this worker's view, read at 12:59:30
 		const startedAt = env.clock.clock.now() + 10_000; // 12:59:40: slot 12's key
 		await env.clock.clock.sleep(50_000); // 13:00:20: a new slot, the view 50 s old
 		const looksBefore = listLooks().length;
@@ -261,11 +265,7 @@ describe('money safety with the shared recent-jobs view', () => {
 
 	it("an execution started in the slot's first minute takes a view read after the slot began, not one a poll interval old", async () => {
 		await env.clock.clock.sleep(60 * 60_000 + 2_000); // 13:00:02
-		await create({
-			executionId: 'w1',
-			parameters: { prompt: 'something else' },
-			runExecutionData: startedBy('webhook', env.clock.clock.now(), 'n8n-nodes-base.webhook'),
-		}); // this worker's view, read after the slot began
+		await webhookLookNow(); // this worker's view, read after the slot began
 		await env.clock.clock.sleep(28_000); // 13:00:30
 		const looksBefore = listLooks().length;
 		await create({
