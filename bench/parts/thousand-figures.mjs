@@ -127,6 +127,19 @@ export function windowUse(journal, { windowMs, limit }) {
 }
 
 /**
+ * The key's windows as the service counted them (windowUse): every request of the run's trace but the reads
+ * of the public capabilities route, which the service does not count (nor the floor, floor.mjs); a record
+ * without a trace: its windows as measured.
+ */
+export function keyWindows(r) {
+	if (!r.trace?.length) return r.windows;
+	const counted = r.trace
+		.filter(([, route]) => route !== 'capabilities')
+		.map(([ms]) => ({ at: r.floor.t0 + ms }));
+	return windowUse(counted, r);
+}
+
+/**
  * The referee's records of the key told apart (queue-measure.mjs judged, tools/lib/soak/judge.mjs): `alone`,
  * the violations a process made by itself (each with its process), `shared`, the collisions of processes
  * sharing the key; counted by kind and by process.

@@ -10,6 +10,7 @@ import {
 	MEMORY_SLACK_BYTES,
 	OTHER_GOAL,
 	RATE_GOAL,
+	keyWindows,
 	kindsText,
 	largeFigures,
 	memoryVerdict,
@@ -30,6 +31,9 @@ export function rateWhy(r) {
 	const extra = r.journalCount - floorTotal;
 	const parts = [];
 	const routes = r.route;
+	// the key's budget counts every request but the reads of the public capabilities route (nor does the floor)
+	const counted = r.journalCount - (routes.capabilities ?? 0);
+	const floorCounted = f.creates + f.polls + f.downloads;
 	const beyond = [
 		routes.capabilities > f.capabilities &&
 			`${routes.capabilities - f.capabilities} capabilities reads more`,
@@ -43,7 +47,7 @@ export function rateWhy(r) {
 	].filter(Boolean);
 	if (extra > 0)
 		parts.push(
-			`${r.journalCount} requests against the floor's ${floorTotal} (+${extra}: ${beyond.join(', ') || 'other routes'}), about ${fmtS((extra / r.limit) * r.windowMs)} of the key's budget`,
+			`${r.journalCount} requests against the floor's ${floorTotal} (+${extra}: ${beyond.join(', ') || 'other routes'}), about ${fmtS((Math.max(0, counted - floorCounted) / r.limit) * r.windowMs)} of the key's budget (the capabilities reads cost it none)`,
 		);
 	const p = r.phases;
 	const pagesWhileCreating = (p?.creating.list ?? 0) + (p?.creating['list+'] ?? 0);
@@ -65,9 +69,31 @@ export function rateWhy(r) {
 		parts.push(
 			`the last job created ${fmtS(t.lastCreate)} after the first request (the floor's ${fmtS(r.floor.lastCreateAt - r.floor.t0)}), the last job ended at ${fmtS(t.lastEnd)}, the last download answered at ${fmtS(t.lastDownload)} (the floor's ${fmtS(r.floor.floorMs)}), the last MP4 stored ${fmtS(r.lastMp4Ms - t.lastDownload)} after it`,
 		);
-	if (r.windows.full)
+	// the key's budget as a bound: the requests it counted need whole windows, and the last download cannot
+	// leave before the last of them opens
+	const need = Math.ceil(counted / r.limit);
+	const floorNeed = Math.ceil(floorCounted / r.limit);
+	if (need > floorNeed && r.floor.t0 !== undefined) {
+		const opens =
+			Math.floor(r.floor.t0 / r.windowMs) * r.windowMs + (need - 1) * r.windowMs - r.floor.t0;
 		parts.push(
-			`${r.windows.unused} requests of the key's budget left unused in ${r.windows.full} full windows (${pct(r.windows.usedShare)} used; requests per window ${r.windows.perWindow.join('/')})`,
+			`the key counted ${counted} requests (all but ${routes.capabilities ?? 0} reads of the public capabilities): ${need} windows of ${r.limit} at the least, where the floor's ${floorCounted} fit in ${floorNeed}, so the last download leaves no sooner than window ${need} opens, ${fmtS(opens)} after the first request, ${(opens / r.floor.floorMs).toFixed(2)} × the floor`,
+		);
+	}
+	const pagesBy = {};
+	for (const [, route, , process] of r.trace ?? [])
+		if (route === 'list' || route === 'list+') pagesBy[process] = (pagesBy[process] ?? 0) + 1;
+	if (routes.list > f.polls && Object.keys(pagesBy).length > 1)
+		parts.push(
+			`job list pages by process: ${Object.entries(pagesBy)
+				.sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
+				.map(([process, pages]) => `${process} ${pages}`)
+				.join(', ')}`,
+		);
+	const w = keyWindows(r);
+	if (w.full)
+		parts.push(
+			`${w.unused} requests of the key's budget left unused in ${w.full} full windows (${pct(w.usedShare)} used; requests the key counted per window ${w.perWindow.join('/')})`,
 		);
 	return parts.join('; ');
 }

@@ -29,7 +29,7 @@ import {
 	requestsByPhase,
 	resumesOf,
 	verifyBucket,
-	windowUse,
+	keyWindows,
 } from './thousand-figures.mjs';
 import { MANUAL_TRIGGER, RUNS, promptOf, thousandWorkflow } from './thousand-workflows.mjs';
 
@@ -293,7 +293,7 @@ export async function measureRun(ctx, name, settings) {
 			journalCount: journal.length,
 			route: byRoute(journal),
 			r429: journal.filter((e) => e.status === 429).length,
-			windows: windowUse(journal, { windowMs, limit }),
+			windows: undefined, // below, from the trace
 			floor,
 			bucket,
 			lastMp4Ms: bucket.lastAt - floor.t0,
@@ -328,6 +328,7 @@ export async function measureRun(ctx, name, settings) {
 			resumes: resumesOf(details, { jobs, side: run.side, waitS: jobS + 5 }),
 		};
 		record.phases = requestsByPhase(record.trace, record.timeline.lastCreate);
+		record.windows = keyWindows(record);
 		log(
 			`  ${name} (${workers} workers): last MP4 ${fmtS(record.lastMp4Ms)} floor ${fmtS(floor.floorMs)} (×${record.ratio.toFixed(2)}); ${routeText(record.route)}; 429 ${record.r429}; referee ${record.referee.total} (alone ${record.referee.alone.length}); objects ${bucket.verified}/${n}; executions ${JSON.stringify(status)}`,
 		);

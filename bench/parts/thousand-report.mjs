@@ -17,6 +17,7 @@ import {
 	OTHER_GOAL,
 	RATE_GOAL,
 	byWorkerCount,
+	keyWindows,
 	largeFigures,
 	runTag,
 	slotBeganDuringCreates,
@@ -30,6 +31,12 @@ export const DOCUMENTED_JOBS = 1000;
 /** The block of docs/scale.md the bench writes (between its markers). */
 export const SCALE_DOC = 'scale.md';
 export const SCALE_BLOCK = 'thousand';
+
+/** The key's budget used in the windows a run spanned, with the requests counted in each. */
+const keyUse = (w) =>
+	Number.isFinite(w.usedShare)
+		? `${(w.usedShare * 100).toFixed(1)} % (${w.perWindow.join('/')})`
+		: w.perWindow.join('/');
 
 const mib = (b) => (Number.isFinite(b) ? `${(b / MiB).toFixed(1)} MiB` : 'n/a');
 const perJob = (r) => (r.journalCount / r.n).toFixed(2);
@@ -48,7 +55,7 @@ function mainTable(results) {
 			'÷ floor',
 			'Requests per job',
 			'Requests by route',
-			"Key's budget used",
+			"Key's budget used (requests it counted per window)",
 			'429',
 			'Referee: by a process alone / processes sharing the key',
 			'Jobs for prompts (once)',
@@ -62,9 +69,7 @@ function mainTable(results) {
 			r.ratio.toFixed(2),
 			perJob(r),
 			routeText(r.route),
-			Number.isFinite(r.windows.usedShare)
-				? `${(r.windows.usedShare * 100).toFixed(1)} % (${r.windows.perWindow.join('/')})`
-				: r.windows.perWindow.join('/'),
+			keyUse(keyWindows(r)),
 			r.r429,
 			`${r.referee.alone.length} / ${r.referee.shared.length}${r.referee.total ? ` ${JSON.stringify(r.referee.byKind)}` : ''}`,
 			`${r.created.jobs} for ${r.created.prompts} (${r.created.once})`,
@@ -314,7 +319,7 @@ export function emitThousand(ctx, all, meta) {
 	);
 	emit();
 	emit(
-		`**How it is measured.** *Last MP4 after*: from the run's first request on its key to the moment the S3 server stored the last job's MP4 (its ObjectCreated event). *Floor* (bench/floor.mjs, as in parts 3 and 6): a perfect client starting at that first request, in the key's fixed windows aligned as the emulator counts them (each run is triggered as one of those windows starts, so that its first request comes a fraction of a second into a whole window, as the floor's does; bench/parts/thousand-figures.mjs msToWindowStart says why): the ${n} creates as fast as the windows allow, one list look every 5 s, each download as soon as a look shows its job finished (looks first, then creates, then downloads), requests taking no time. *Requests*: the emulator's journal of the run's key, by route (cap = \`GET /v1/capabilities\`, list = \`GET /v1/jobs\` pages, get = \`GET /v1/jobs/{id}\`); *key's budget used*: the requests in each of the key's windows the run spanned, the last (partial) one left out of the share. *Referee*: the emulator's records on the key, told apart as the soak does (tools/lib/soak/judge.mjs): a violation by a process alone, or a collision of processes sharing the key, each within the rule when judged alone; the process behind each request is found from its TCP port while it is open. *Jobs for prompts*: the jobs on the key against the run's prompts, and how many prompts got exactly one. *MP4s in the bucket*: objects \`generated/<job id>.mp4\` whose sha256 is the job's. *Peak RSS*: each n8n process with its task runner, sampled from /proc every 0.5 s; added = the peak minus its RSS when the run started. *Postgres growth*: \`pg_database_size\` and the tables' sizes (indexes and TOAST included) at the end minus at the start. *Worker slot-seconds*: from the workers' logs, each queue job from "Worker started execution" to "Worker finished execution" (a parked execution is two queue jobs; *parked* counts those). *Resumed after*: when the node after the Wait node started (its run data) against the time the Wait node was to resume (Create's \`estimatedReadyAt\`, or the baseline's fixed wait) and against the job's end. *Wall time*: from the trigger to the last sample with no execution of the run left (counted in n8n's database every second, not through its REST API, which grew the main's memory when polled).`,
+		`**How it is measured.** *Last MP4 after*: from the run's first request on its key to the moment the S3 server stored the last job's MP4 (its ObjectCreated event). *Floor* (bench/floor.mjs, as in parts 3 and 6): a perfect client starting at that first request, in the key's fixed windows aligned as the emulator counts them (each run is triggered as one of those windows starts, so that its first request comes a fraction of a second into a whole window, as the floor's does; bench/parts/thousand-figures.mjs msToWindowStart says why): the ${n} creates as fast as the windows allow, one list look every 5 s, each download as soon as a look shows its job finished (looks first, then creates, then downloads), requests taking no time. *Requests*: the emulator's journal of the run's key, by route (cap = \`GET /v1/capabilities\`, list = \`GET /v1/jobs\` pages, get = \`GET /v1/jobs/{id}\`); *key's budget used*: the requests the service counted against the key in each of its windows the run spanned (all but the reads of the public capabilities route, which it does not count, nor does the floor), the last (partial) one left out of the share. *Referee*: the emulator's records on the key, told apart as the soak does (tools/lib/soak/judge.mjs): a violation by a process alone, or a collision of processes sharing the key, each within the rule when judged alone; the process behind each request is found from its TCP port while it is open. *Jobs for prompts*: the jobs on the key against the run's prompts, and how many prompts got exactly one. *MP4s in the bucket*: objects \`generated/<job id>.mp4\` whose sha256 is the job's. *Peak RSS*: each n8n process with its task runner, sampled from /proc every 0.5 s; added = the peak minus its RSS when the run started. *Postgres growth*: \`pg_database_size\` and the tables' sizes (indexes and TOAST included) at the end minus at the start. *Worker slot-seconds*: from the workers' logs, each queue job from "Worker started execution" to "Worker finished execution" (a parked execution is two queue jobs; *parked* counts those). *Resumed after*: when the node after the Wait node started (its run data) against the time the Wait node was to resume (Create's \`estimatedReadyAt\`, or the baseline's fixed wait) and against the job's end. *Wall time*: from the trigger to the last sample with no execution of the run left (counted in n8n's database every second, not through its REST API, which grew the main's memory when polled).`,
 	);
 	emit();
 	emit(mainTable(results));
