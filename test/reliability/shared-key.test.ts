@@ -106,11 +106,12 @@ const SEEDS = [7, 100, 2000];
 describe('one key, many worker processes', () => {
 	afterEach(() => testClock.setRandom(() => 0.5));
 
-	// recorded for the reliability report (GS_RELIABILITY_OUT): the suite counts them. 4 processes: no 429,
-	// but the 95 % goal is missed (93.3-94.0 %): each allows for what the others may have sent since its last
-	// answer, and stops a little early in each window; its bound (92 %) shows a regression.
+	// recorded for the reliability report (GS_RELIABILITY_OUT): the suite counts them. 4 processes reach the
+	// 95 % goal since the tail of a shared window is split by shares (pacing.ts tailAllowance: 95.8-96.0 %);
+	// before, each held the tail for the others' expected requests while they held it for its own
+	// (93.3-94.0 %, and this test failed with the bound at 95).
 	const noTooMany = [2, 4].flatMap((processes) =>
-		SEEDS.map((seed) => [processes, seed, processes === 2 ? 95 : 92] as const),
+		SEEDS.map((seed) => [processes, seed, 95] as const),
 	);
 	it.each(noTooMany)(
 		'%i processes sending all they can (seed %i): no 429, no request inside a Retry-After, ≥ %i %% of the key used',

@@ -33,3 +33,24 @@ it('a burst of another process seen between two answers 1 ms apart never holds t
 	expect(rate.foreignSince(now)).toBeLessThanOrEqual((LIMIT / 60_000) * 1_000);
 	expect((window?.remaining ?? 0) - rate.foreignSince(now)).toBeGreaterThan(100);
 });
+
+it("a process's share of the key's requests: its own over all the service counted, the lesser of this window's and the last one's", () => {
+	testClock.useManual(Date.UTC(2026, 10, 29, 12, 0, 0));
+	const start = Date.UTC(2026, 10, 29, 12, 0, 0);
+	const reset = start + 60_000;
+	const rate = new RateWindow();
+	const none = new Set<number>();
+	expect(rate.share()).toBe(1); // nobody else seen
+	testClock.advance(10_000);
+	rate.observe(1, headers(LIMIT - 4, reset), none); // 4 counted: 1 of ours, 3 of theirs
+	expect(rate.share()).toBeCloseTo(1 / 4);
+	rate.observe(2, headers(LIMIT - 6, reset), none); // 6 counted: 2 of ours
+	expect(rate.share()).toBeCloseTo(2 / 6);
+	// the next window's first answer comes before the others' first requests are counted: 1 of 1, but the
+	// share stays the last window's until this one shows more
+	testClock.advance(60_000);
+	rate.observe(3, headers(LIMIT - 1, reset + 60_000), none);
+	expect(rate.share()).toBeCloseTo(2 / 6);
+	rate.observe(4, headers(LIMIT - 8, reset + 60_000), none); // 8 counted: 2 of ours
+	expect(rate.share()).toBeCloseTo(2 / 8);
+});

@@ -191,6 +191,8 @@ export class KeyPacer {
 	private readonly reservations = new Reservations();
 	/** Last time a request of this key asked, left, was answered or was held (package clock). */
 	private lastUsedAt = -Infinity;
+	/** The tail of a shared window: what this process may send in it, and what it sent (tailAllowance). */
+	private tail: { resetAt: number; budget: number; sent: number } | undefined;
 
 	constructor(
 		shared: SharedHolds,
@@ -369,7 +371,53 @@ export class KeyPacer {
 	 * it keeps back and what the key's other processes are expected to have taken since it was seen.
 	 */
 	private available(priority: Priority, window: Window, now: number): number {
-		return window.remaining - this.keptBack(priority, window, now) - this.rate.foreignSince(now);
+		const kept = this.keptBack(priority, window, now);
+		if (this.splitsTail(now) && this.inTail(window, now)) {
+			return this.tailAllowance(window, kept, now);
+		}
+		return window.remaining - kept - this.rate.foreignSince(now);
+	}
+
+	/**
+	 * Whether the tail of the window is split among the processes on the key (tailAllowance): it is shared,
+	 * and with more than one other process (this one's share of its requests under
+	 * PACING.splitTailBelowShare).
+	 */
+	private splitsTail(now: number): boolean {
+		return this.rate.isShared(now) && this.rate.share() < PACING.splitTailBelowShare;
+	}
+
+	/**
+	 * What this process may send in the tail of a window it shares with more than one other process: its
+	 * share of the key's requests (RateWindow.share) of what is left for the tail as it stood when the tail
+	 * began (tailBudget), less what it sent in the tail since. What the others are expected to send
+	 * (foreignSince) grows with the time since this process's last answer, so once every process holds
+	 * (before the tail, each keeps back the newcomers' share and allows for the others), each would hold
+	 * the tail for the others while they held it for this one, and nobody would learn otherwise: at 4
+	 * workers on one key, the second half of every window went unused (bench part 7, 93 % of the key used).
+	 * Split by shares instead, the processes together take at most what is left.
+	 */
+	private tailAllowance(window: Window, kept: number, now: number): number {
+		if (this.tail?.resetAt !== window.resetAt) {
+			this.tail = { resetAt: window.resetAt, budget: this.tailBudget(window, kept, now), sent: 0 };
+		}
+		return this.tail.budget - this.tail.sent;
+	}
+
+	/**
+	 * This process's share of what is left for the tail of a shared window (tailAllowance), now: what it
+	 * sees left beyond what it keeps there, less what the others are expected to have sent since it saw it
+	 * (foreignSince) — but never more of that than they could take before the tail, where they kept back the
+	 * newcomers' share as it did.
+	 */
+	private tailBudget(window: Window, kept: number, now: number): number {
+		const released = Math.max(
+			0,
+			Math.floor((this.rate.limit ?? 0) * PACING.aloneReserveShare) - PACING.sharedReserve,
+		);
+		const left = window.remaining - kept;
+		const theirs = Math.min(this.rate.foreignSince(now), Math.max(0, left - released));
+		return Math.max(0, left - theirs) * this.rate.share();
 	}
 
 	/** When a request may leave (`at`), and the service-imposed part of that wait (`block`). */
@@ -388,8 +436,16 @@ export class KeyPacer {
 		} else if (window) {
 			const available = this.available(priority, window, now);
 			const tailAt = window.resetAt - PACING.aloneReserveTailMs;
-			if (available < 1 && now < tailAt && available + this.aloneReserve(window, now) >= 1) {
-				// only the share left for a process that may start on the key holds it: until the tail
+			const tailAhead =
+				this.splitsTail(now) &&
+				this.tailBudget(window, this.keptBack(priority, window, tailAt), now) >= 1;
+			if (
+				available < 1 &&
+				now < tailAt &&
+				(available + this.aloneReserve(window, now) >= 1 || tailAhead)
+			) {
+				// only the share left for a process that may start on the key holds it, or this process's share
+				// of it on a shared key (tailAllowance): until the tail
 				at = Math.max(at, tailAt);
 			} else if (available < 1) {
 				// Judged against Max Rate-Limit Wait up to the reset itself; the margin is ours.
@@ -436,6 +492,8 @@ export class KeyPacer {
 		}
 		const window = this.rate.current(now, this.inFlight.size);
 		if (window) window.remaining -= 1;
+		if (window && this.tail?.resetAt === window.resetAt && this.inTail(window, now))
+			this.tail.sent++;
 		this.nextSendAt = this.nextSlot(now, window, waiter.priority);
 		return ticket;
 	}

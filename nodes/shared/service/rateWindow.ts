@@ -36,6 +36,13 @@ export const PACING = {
 	aloneReserveShare: 0.05,
 	aloneReserveTailMs: 3_000,
 	/**
+	 * On a key shared with more than one other process (this process's share of its requests below this),
+	 * the tail of each window is split among them by their shares (pacing.ts tailAllowance). With one
+	 * other, at about a half each, their answers come often enough that their views of the window stay
+	 * fresh to its end, and each takes what it sees left.
+	 */
+	splitTailBelowShare: 0.4,
+	/**
 	 * The key counts as shared through the window in which another process's requests were last seen and
 	 * this many whole windows after it: after that many windows with none seen, back to full pace.
 	 */
@@ -92,6 +99,12 @@ export class RateWindow {
 	 */
 	private foreignRate = 0;
 	private foreignCounted: { resetAt: number; count: number; at: number } | undefined;
+	/**
+	 * This process's share of the requests the service counted in the newest window it was answered in
+	 * (its own over all, at its last answer there), and its last share of the window before (share).
+	 */
+	private ownShare = 1;
+	private previousShare = 1;
 
 	/**
 	 * How long after a reset the window is trusted to be over (the margin plus any clock skew seen); longer
@@ -161,6 +174,15 @@ export class RateWindow {
 	}
 
 	/**
+	 * This process's share of the key's requests lately: the lesser of its share of the newest window it
+	 * was answered in and its last share of the window before (a window's first answers come before the
+	 * others' first requests of it are counted). 1 until another process was seen.
+	 */
+	share(): number {
+		return Math.min(this.ownShare, this.previousShare);
+	}
+
+	/**
 	 * A request of this process got no answer to read (connection reset, timeout): the service may have
 	 * counted it, so it must not later pass for another process's request.
 	 */
@@ -196,6 +218,7 @@ export class RateWindow {
 			}
 			this.newestReset = resetAt;
 			this.window = { resetAt, remaining: estimate, seenAt: now };
+			this.previousShare = this.ownShare;
 		} else if (this.window && this.window.resetAt === resetAt) {
 			this.window.remaining = Math.min(this.window.remaining, estimate);
 			this.window.seenAt = now;
@@ -205,6 +228,7 @@ export class RateWindow {
 		const lost = this.lostAt.filter((at) => at >= windowStart && at < resetAt + this.marginMs());
 		const foreign = limit - remaining - own - lost.length - inFlight.size;
 		if (foreign > 0) this.foreignSeenIn = Math.max(this.foreignSeenIn ?? resetAt, resetAt);
+		this.ownShare = own / (own + Math.max(0, foreign));
 		this.learnForeignRate(resetAt, Math.max(0, foreign), now);
 	}
 
