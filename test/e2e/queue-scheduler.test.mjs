@@ -304,6 +304,14 @@ describe(
 				cases.a = makeCase('a', { second: 10 });
 				cases.b = makeCase('b', { second: 22, rpm: 60, creatorKeys: 4 });
 				cases.c = makeCase('c', { second: 35 });
+				// b's list: 300 older jobs, ended before the trigger is published (history, never emitted); with
+				// b's batch on top, 4 pages that every poll walks (all created within its 5 min overlap). Made while the
+				// stack starts, not after it: they need only the emulator.
+				const older = (async () => {
+					cases.b.older = await createJobs(cases.b, 300, 'older');
+					await waitUntil('the older jobs ended', allEnded(cases.b.older), { timeoutMs: 60_000 });
+				})();
+				older.catch(() => {}); // awaited below, after the stack
 				stack = await startQueueStack({
 					tarball,
 					workers: WORKERS,
@@ -313,10 +321,7 @@ describe(
 					credentials: Object.values(cases).map((c) => c.credential),
 					workflows: Object.values(cases).map((c) => c.workflow),
 				});
-				// b's list: 300 older jobs, ended before the trigger is published (history, never emitted); with
-				// b's batch on top, 4 pages that every poll walks (all created within its 5 min overlap)
-				cases.b.older = await createJobs(cases.b, 300, 'older');
-				await waitUntil('the older jobs ended', allEnded(cases.b.older), { timeoutMs: 60_000 });
+				await older;
 				for (const c of Object.values(cases)) await publish(c); // one REST session: one at a time
 				await Promise.all(Object.values(cases).map((c) => c.published));
 				log(
